@@ -1,0 +1,1296 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit tests for the vmalloc free-space allocator.
+ *
+ * Since Linux 5.2 (commit 68ad4a330433, "mm/vmalloc.c: keep track of free
+ * blocks for vmap allocation") free vmalloc space is kept in an augmented
+ * rb-tree sorted by address, paired with an address-sorted list.  Every
+ * node caches in subtree_max_size the largest free block of its subtree,
+ * which lets find_vmap_lowest_match() find the lowest fitting block in
+ * O(log n).
+ *
+ * This file is included at the end of mm/vmalloc.c, so that the static
+ * helpers can be called directly.  Every test builds its own private tree
+ * and list; none touches free_vmap_area_root.  Nodes come from and go back
+ * to vmap_area_cachep.
+ *
+ * The randomized model test prints its seed; replay a run with
+ * "vmalloc.kunit_seed=<seed>" on the kernel command line, and make it
+ * longer with "vmalloc.kunit_ops=<n>".
+ */
+
+#include <kunit/test.h>
+#include <linux/bitmap.h>
+#include <linux/moduleparam.h>
+#include <linux/prandom.h>
+#include <linux/random.h>
+
+static unsigned long vt_seed;
+module_param_named(kunit_seed, vt_seed, ulong, 0444);
+MODULE_PARM_DESC(kunit_seed, "Seed of the vmalloc KUnit random tests (0: pick one)");
+
+static unsigned int vt_ops = 4000;
+module_param_named(kunit_ops, vt_ops, uint, 0444);
+MODULE_PARM_DESC(kunit_ops, "Operations in the vmalloc KUnit model test");
+
+/* Test blocks are described in pages above a page-aligned, non-zero base. */
+#define VT_BASE		(16UL << PAGE_SHIFT)
+#define VT_ADDR(pg)	(VT_BASE + ((unsigned long)(pg) << PAGE_SHIFT))
+#define VT_PG(addr)	(((addr) - VT_BASE) >> PAGE_SHIFT)
+#define VT_SZ(pg)	((unsigned long)(pg) << PAGE_SHIFT)
+
+/* A free block [start, end), in pages relative to VT_BASE. */
+struct vt_range {
+	unsigned long start;
+	unsigned long end;
+};
+
+/* A private free-space tree and list, as free_vmap_area_root/_list. */
+struct vt_tree {
+	struct rb_root root;
+	struct list_head head;
+};
+
+/* One node of a tree, as it was when a snapshot was taken. */
+struct vt_snap_entry {
+	struct vmap_area *va;
+	unsigned long va_start;
+	unsigned long va_end;
+	unsigned long subtree_max_size;
+};
+
+struct vt_snap {
+	unsigned int n;
+	struct vt_snap_entry e[];
+};
+
+static struct vt_tree *vt_tree(struct kunit *test)
+{
+	return test->priv;
+}
+
+static int vt_init(struct kunit *test)
+{
+	struct vt_tree *t = kunit_kzalloc(test, sizeof(*t), GFP_KERNEL);
+
+	if (!t)
+		return -ENOMEM;
+	t->root = RB_ROOT;
+	INIT_LIST_HEAD(&t->head);
+	test->priv = t;
+	return 0;
+}
+
+/* Give every node of the private tree back to vmap_area_cachep. */
+static void vt_exit(struct kunit *test)
+{
+	struct vt_tree *t = vt_tree(test);
+	struct vmap_area *va, *n;
+
+	if (!t)
+		return;
+	list_for_each_entry_safe(va, n, &t->head, list) {
+		unlink_va_augment(va, &t->root);
+		kmem_cache_free(vmap_area_cachep, va);
+	}
+}
+
+static int vt_suite_init(struct kunit_suite *suite)
+{
+	while (!vt_seed)
+		vt_seed = get_random_u32();
+	kunit_info(suite, "random seed %lu (replay: vmalloc.kunit_seed=%lu)\n",
+		   vt_seed, vt_seed);
+	return 0;
+}
+
+static struct vmap_area *vt_new_va(struct kunit *test, unsigned long start,
+				   unsigned long end)
+{
+	struct vmap_area *va = kmem_cache_zalloc(vmap_area_cachep, GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, va);
+	va->va_start = start;
+	va->va_end = end;
+	return va;
+}
+
+/* Free [start, end) (addresses) into @t, coalescing as free_vmap_area() does. */
+static struct vmap_area *vt_free(struct kunit *test, struct vt_tree *t,
+				 unsigned long start, unsigned long end)
+{
+	struct vmap_area *va = vt_new_va(test, start, end);
+
+	va = merge_or_add_vmap_area_augment(va, &t->root, &t->head);
+	KUNIT_ASSERT_NOT_NULL(test, va);
+	return va;
+}
+
+static void vt_build(struct kunit *test, struct vt_tree *t,
+		     const struct vt_range *r, unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		vt_free(test, t, VT_ADDR(r[i].start), VT_ADDR(r[i].end));
+}
+
+static unsigned int vt_count(struct vt_tree *t)
+{
+	struct vmap_area *va;
+	unsigned int n = 0;
+
+	list_for_each_entry(va, &t->head, list)
+		n++;
+	return n;
+}
+
+static unsigned long vt_free_size(struct vt_tree *t)
+{
+	struct vmap_area *va;
+	unsigned long sum = 0;
+
+	list_for_each_entry(va, &t->head, list)
+		sum += va_size(va);
+	return sum;
+}
+
+/* The n-th block of the list, counting from 0, or NULL. */
+static struct vmap_area *vt_nth(struct vt_tree *t, unsigned int n)
+{
+	struct vmap_area *va;
+
+	list_for_each_entry(va, &t->head, list)
+		if (!n--)
+			return va;
+	return NULL;
+}
+
+/*
+ * Check every invariant of a free-space tree:
+ *  - the in-order walk of the rb-tree and the list visit the same nodes,
+ *  - blocks are page aligned, non-empty, sorted, and no two of them overlap
+ *    or touch (touching free blocks must have been merged),
+ *  - every node's subtree_max_size is the max of its own size and its
+ *    children's subtree_max_size.
+ * Report the first violation and return false.
+ */
+static bool vt_check(struct kunit *test, struct vt_tree *t)
+{
+	struct rb_node *rb = rb_first(&t->root);
+	struct list_head *prev_link = &t->head;
+	struct vmap_area *va, *prev = NULL;
+	unsigned long want;
+	unsigned int i = 0;
+
+	list_for_each_entry(va, &t->head, list) {
+		if (va->list.prev != prev_link) {
+			KUNIT_FAIL(test, "block %u: list prev link broken", i);
+			return false;
+		}
+		if (!rb || rb_entry(rb, struct vmap_area, rb_node) != va) {
+			KUNIT_FAIL(test, "block %u [%#lx, %#lx): tree and list disagree",
+				   i, va->va_start, va->va_end);
+			return false;
+		}
+		if (va->va_start >= va->va_end ||
+		    !PAGE_ALIGNED(va->va_start) || !PAGE_ALIGNED(va->va_end)) {
+			KUNIT_FAIL(test, "block %u [%#lx, %#lx): empty or unaligned",
+				   i, va->va_start, va->va_end);
+			return false;
+		}
+		if (prev && prev->va_end >= va->va_start) {
+			KUNIT_FAIL(test, "blocks [%#lx, %#lx) and [%#lx, %#lx) %s",
+				   prev->va_start, prev->va_end, va->va_start,
+				   va->va_end, prev->va_end == va->va_start ?
+				   "touch but were not merged" : "overlap");
+			return false;
+		}
+		want = max3(va_size(va), get_subtree_max_size(rb->rb_left),
+			    get_subtree_max_size(rb->rb_right));
+		if (va->subtree_max_size != want) {
+			KUNIT_FAIL(test,
+				   "block %u [%#lx, %#lx): subtree_max_size %#lx, expected %#lx",
+				   i, va->va_start, va->va_end,
+				   va->subtree_max_size, want);
+			return false;
+		}
+		prev_link = &va->list;
+		prev = va;
+		rb = rb_next(rb);
+		i++;
+	}
+	if (rb) {
+		KUNIT_FAIL(test, "the tree has more nodes than the list (%u)", i);
+		return false;
+	}
+	return true;
+}
+
+/* The free blocks of @t are exactly @want (pages relative to VT_BASE). */
+static bool vt_expect_blocks(struct kunit *test, struct vt_tree *t,
+			     const struct vt_range *want, unsigned int n)
+{
+	struct vmap_area *va;
+	unsigned int i = 0;
+
+	list_for_each_entry(va, &t->head, list) {
+		if (i >= n || va->va_start != VT_ADDR(want[i].start) ||
+		    va->va_end != VT_ADDR(want[i].end)) {
+			KUNIT_FAIL(test, "block %u is pages [%#lx, %#lx), expected %s [%#lx, %#lx)",
+				   i, VT_PG(va->va_start), VT_PG(va->va_end),
+				   i >= n ? "nothing" : "", i >= n ? 0 : want[i].start,
+				   i >= n ? 0 : want[i].end);
+			return false;
+		}
+		i++;
+	}
+	if (i != n) {
+		KUNIT_FAIL(test, "%u free blocks, expected %u", i, n);
+		return false;
+	}
+	return true;
+}
+
+static struct vt_snap *vt_snapshot(struct kunit *test, struct vt_tree *t)
+{
+	unsigned int n = vt_count(t), i = 0;
+	struct vt_snap *s;
+	struct vmap_area *va;
+
+	s = kunit_kzalloc(test, struct_size(s, e, n), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, s);
+	s->n = n;
+	list_for_each_entry(va, &t->head, list) {
+		s->e[i].va = va;
+		s->e[i].va_start = va->va_start;
+		s->e[i].va_end = va->va_end;
+		s->e[i].subtree_max_size = va->subtree_max_size;
+		i++;
+	}
+	return s;
+}
+
+/* @t holds the same nodes, with the same contents, as when @s was taken. */
+static bool vt_unchanged(struct kunit *test, struct vt_tree *t,
+			 const struct vt_snap *s)
+{
+	struct vmap_area *va;
+	unsigned int i = 0;
+
+	list_for_each_entry(va, &t->head, list) {
+		if (i >= s->n || s->e[i].va != va ||
+		    s->e[i].va_start != va->va_start ||
+		    s->e[i].va_end != va->va_end ||
+		    s->e[i].subtree_max_size != va->subtree_max_size) {
+			KUNIT_FAIL(test, "tree changed at block %u [%#lx, %#lx)",
+				   i, va->va_start, va->va_end);
+			return false;
+		}
+		i++;
+	}
+	if (i != s->n) {
+		KUNIT_FAIL(test, "tree has %u blocks, had %u", i, s->n);
+		return false;
+	}
+	return true;
+}
+
+/*
+ * The NE split takes this CPU's ne_fit_preload_node.  Run a split with a
+ * slot of our choosing and give the live allocator its own object back
+ * afterwards, so that no test consumes or leaks the real preload object.
+ */
+static struct vmap_area *vt_preload_swap(struct vmap_area *mine)
+{
+	preempt_disable();
+	return __this_cpu_xchg(ne_fit_preload_node, mine);
+}
+
+static struct vmap_area *vt_preload_restore(struct vmap_area *saved)
+{
+	struct vmap_area *left = __this_cpu_xchg(ne_fit_preload_node, saved);
+
+	preempt_enable();
+	return left;
+}
+
+/* va_clip() on a private tree, with an empty preload slot. */
+static int vt_clip(struct vt_tree *t, struct vmap_area *va,
+		   unsigned long start, unsigned long size)
+{
+	struct vmap_area *saved = vt_preload_swap(NULL);
+	int ret;
+
+	ret = va_clip(&t->root, &t->head, va, start, size);
+	vt_preload_restore(saved);
+	return ret;
+}
+
+/* __alloc_vmap_area() on a private tree, with an empty preload slot. */
+static unsigned long vt_alloc(struct vt_tree *t, unsigned long size,
+			      unsigned long align, unsigned long vstart,
+			      unsigned long vend)
+{
+	struct vmap_area *saved = vt_preload_swap(NULL);
+	unsigned long addr;
+
+	addr = __alloc_vmap_area(&t->root, &t->head, size, align, vstart, vend);
+	vt_preload_restore(saved);
+	return addr;
+}
+
+/*
+ * Reference for the search: the address at which a request lands in @va,
+ * computed without is_within_this_va(), or 0 when it does not fit.
+ */
+static unsigned long vt_ref_fit(struct vmap_area *va, unsigned long size,
+				unsigned long align, unsigned long vstart)
+{
+	unsigned long addr = ALIGN(max(va->va_start, vstart), align);
+
+	if (addr < vstart || addr < va->va_start)	/* ALIGN() wrapped */
+		return 0;
+	if (size > va->va_end - addr || va->va_end < addr)
+		return 0;
+	return addr;
+}
+
+/* Reference: the lowest block of the list that fits, by linear scan. */
+static struct vmap_area *vt_ref_lowest(struct vt_tree *t, unsigned long size,
+				       unsigned long align, unsigned long vstart,
+				       unsigned long min_size)
+{
+	struct vmap_area *va;
+
+	list_for_each_entry(va, &t->head, list)
+		if (va_size(va) >= min_size && vt_ref_fit(va, size, align, vstart))
+			return va;
+	return NULL;
+}
+
+/* ---------------------------------------------------------------------- */
+/* 1. Fit-type classification                                              */
+
+struct vt_fit_case {
+	const char *desc;
+	unsigned long va_start;
+	unsigned long va_end;
+	unsigned long addr;
+	unsigned long size;
+	enum fit_type want;
+};
+
+/* The last page boundary of the address space. */
+#define VT_TOP		(ULONG_MAX & PAGE_MASK)
+
+/* A: page of the test area, S: size in pages, T: pages below VT_TOP. */
+#define A(pg)	VT_ADDR(pg)
+#define S(pg)	VT_SZ(pg)
+#define T(pg)	(VT_TOP - VT_SZ(pg))
+
+static const struct vt_fit_case vt_fit_cases[] = {
+	/* Block [10, 14) pages. */
+	{ "full fit",
+	  A(10), A(14), A(10), S(4), FL_FIT_TYPE },
+	{ "left edge, one page",
+	  A(10), A(14), A(10), S(1), LE_FIT_TYPE },
+	{ "left edge, all but one page",
+	  A(10), A(14), A(10), S(3), LE_FIT_TYPE },
+	{ "right edge, one page",
+	  A(10), A(14), A(13), S(1), RE_FIT_TYPE },
+	{ "right edge, all but one page",
+	  A(10), A(14), A(11), S(3), RE_FIT_TYPE },
+	{ "no edge, one page",
+	  A(10), A(14), A(11), S(1), NE_FIT_TYPE },
+	{ "no edge, two pages",
+	  A(10), A(14), A(11), S(2), NE_FIT_TYPE },
+	{ "no edge, one byte",
+	  A(10), A(14), A(11), 1, NE_FIT_TYPE },
+	{ "one page past the right edge",
+	  A(10), A(14), A(13), S(2), NOTHING_FIT },
+	{ "one page bigger than the block",
+	  A(10), A(14), A(10), S(5), NOTHING_FIT },
+	{ "one byte past the right edge",
+	  A(10), A(14), A(10), S(4) + 1, NOTHING_FIT },
+	{ "start one page below va_start",
+	  A(10), A(14), A(9), S(1), NOTHING_FIT },
+	{ "start below va_start, ends inside",
+	  A(10), A(14), A(9), S(2), NOTHING_FIT },
+	{ "start one byte below va_start",
+	  A(10), A(14), A(10) - 1, S(1), NOTHING_FIT },
+	{ "covers the block and more",
+	  A(10), A(14), A(9), S(6), NOTHING_FIT },
+	{ "starts at va_end",
+	  A(10), A(14), A(14), S(1), NOTHING_FIT },
+	{ "one-page block, full fit",
+	  A(10), A(11), A(10), S(1), FL_FIT_TYPE },
+	/* Blocks at the very top of the address space. */
+	{ "top: full fit up to the last page",
+	  T(4), T(0), T(4), S(4), FL_FIT_TYPE },
+	{ "top: right edge at the last page",
+	  T(4), T(0), T(1), S(1), RE_FIT_TYPE },
+	{ "top: no edge",
+	  T(4), T(0), T(2), S(1), NE_FIT_TYPE },
+	{ "top: one page past the end",
+	  T(4), T(1), T(1), S(1), NOTHING_FIT },
+	{ "top: request wraps past ULONG_MAX",
+	  T(4), T(0), T(1), S(2), NOTHING_FIT },
+	{ "top: huge request wraps to below the block",
+	  T(4), T(0), T(2), ULONG_MAX - S(8), NOTHING_FIT },
+};
+
+#undef A
+#undef S
+#undef T
+
+KUNIT_ARRAY_PARAM_DESC(vt_fit, vt_fit_cases, desc);
+
+static void vmalloc_fit_type_test(struct kunit *test)
+{
+	const struct vt_fit_case *c = test->param_value;
+	struct vmap_area va = { .va_start = c->va_start, .va_end = c->va_end };
+
+	KUNIT_EXPECT_EQ_MSG(test, classify_va_fit_type(&va, c->addr, c->size), c->want,
+			    "block [%#lx, %#lx), request %#lx + %#lx",
+			    c->va_start, c->va_end, c->addr, c->size);
+}
+
+/* ---------------------------------------------------------------------- */
+/* 2. Splitting                                                            */
+
+static const struct vt_range vt_three[] = {
+	{ 0x10, 0x20 }, { 0x30, 0x40 }, { 0x50, 0x60 },
+};
+
+struct vt_clip_case {
+	const char *desc;
+	unsigned long start;	/* pages, in the middle block [0x30, 0x40) */
+	unsigned long size;
+	int ret;
+	struct vt_range want[4];
+	unsigned int nwant;
+};
+
+static const struct vt_clip_case vt_clip_cases[] = {
+	{ "FL removes the block", 0x30, 0x10, 0,
+	  { { 0x10, 0x20 }, { 0x50, 0x60 } }, 2 },
+	{ "LE shrinks from the left", 0x30, 0x4, 0,
+	  { { 0x10, 0x20 }, { 0x34, 0x40 }, { 0x50, 0x60 } }, 3 },
+	{ "RE shrinks from the right", 0x3c, 0x4, 0,
+	  { { 0x10, 0x20 }, { 0x30, 0x3c }, { 0x50, 0x60 } }, 3 },
+	{ "NE leaves both remainders", 0x34, 0x4, 0,
+	  { { 0x10, 0x20 }, { 0x30, 0x34 }, { 0x38, 0x40 }, { 0x50, 0x60 } }, 4 },
+	{ "NE one page each side", 0x31, 0xe, 0,
+	  { { 0x10, 0x20 }, { 0x30, 0x31 }, { 0x3f, 0x40 }, { 0x50, 0x60 } }, 4 },
+	{ "NOTHING_FIT changes nothing", 0x3c, 0x8, -1,
+	  { { 0x10, 0x20 }, { 0x30, 0x40 }, { 0x50, 0x60 } }, 3 },
+};
+
+KUNIT_ARRAY_PARAM_DESC(vt_clip, vt_clip_cases, desc);
+
+static void vmalloc_clip_test(struct kunit *test)
+{
+	const struct vt_clip_case *c = test->param_value;
+	struct vt_tree *t = vt_tree(test);
+	unsigned long before;
+
+	vt_build(test, t, vt_three, ARRAY_SIZE(vt_three));
+	before = vt_free_size(t);
+
+	KUNIT_EXPECT_EQ(test, vt_clip(t, vt_nth(t, 1), VT_ADDR(c->start), VT_SZ(c->size)),
+			c->ret);
+	vt_check(test, t);
+	vt_expect_blocks(test, t, c->want, c->nwant);
+	KUNIT_EXPECT_EQ(test, vt_free_size(t), before - (c->ret ? 0 : VT_SZ(c->size)));
+}
+
+/* An NE split takes this CPU's preloaded object and allocates nothing. */
+static void vmalloc_clip_ne_uses_preload_test(struct kunit *test)
+{
+	struct vt_tree *t = vt_tree(test);
+	struct vmap_area *mine, *saved, *left;
+	int ret;
+
+	vt_build(test, t, vt_three, ARRAY_SIZE(vt_three));
+	mine = vt_new_va(test, 0, 0);
+
+	saved = vt_preload_swap(mine);
+	ret = va_clip(&t->root, &t->head, vt_nth(t, 1), VT_ADDR(0x34), VT_SZ(4));
+	left = vt_preload_restore(saved);
+
+	KUNIT_EXPECT_EQ(test, ret, 0);
+	KUNIT_EXPECT_NULL(test, left);
+	if (left)
+		kmem_cache_free(vmap_area_cachep, left);
+	/* The left remainder is the preloaded object itself. */
+	KUNIT_EXPECT_PTR_EQ(test, vt_nth(t, 1), mine);
+	vt_check(test, t);
+}
+
+/*
+ * With no preloaded object, the NE split allocates with GFP_NOWAIT.  When
+ * that fails, va_clip() must report it and leave the tree as it was.  The
+ * failure is injected with the task's fail-nth counter (failslab).
+ */
+static void vmalloc_clip_ne_alloc_failure_test(struct kunit *test)
+{
+#if defined(CONFIG_FAILSLAB)
+	struct vt_tree *t = vt_tree(test);
+	struct vt_snap *snap;
+	unsigned int fail_nth;
+	int ret;
+
+	vt_build(test, t, vt_three, ARRAY_SIZE(vt_three));
+	snap = vt_snapshot(test, t);
+
+	current->fail_nth = 1;
+	ret = vt_clip(t, vt_nth(t, 1), VT_ADDR(0x34), VT_SZ(4));
+	fail_nth = current->fail_nth;
+	current->fail_nth = 0;
+
+	KUNIT_EXPECT_EQ_MSG(test, fail_nth, 0, "the split did not allocate");
+	KUNIT_EXPECT_EQ(test, ret, -1);
+	vt_unchanged(test, t, snap);
+	vt_check(test, t);
+
+	/* The same split succeeds once the allocation does. */
+	KUNIT_EXPECT_EQ(test, vt_clip(t, vt_nth(t, 1), VT_ADDR(0x34), VT_SZ(4)), 0);
+	vt_check(test, t);
+	KUNIT_EXPECT_EQ(test, vt_count(t), 4);
+#else
+	kunit_skip(test, "needs CONFIG_FAILSLAB");
+#endif
+}
+
+struct vt_va_alloc_case {
+	const char *desc;
+	unsigned long size;	/* pages */
+	unsigned long align;	/* pages */
+	unsigned long vstart;	/* pages */
+	unsigned long vend;	/* pages */
+	long want;		/* pages, -1: returns vend */
+	struct vt_range rest[2];
+	unsigned int nrest;
+};
+
+/* On the single block [0x30, 0x40). */
+static const struct vt_va_alloc_case vt_va_alloc_cases[] = {
+	{ "lowest address", 2, 1, 0, 0x100, 0x30, { { 0x32, 0x40 } }, 1 },
+	{ "vstart inside the block", 2, 1, 0x35, 0x100, 0x35,
+	  { { 0x30, 0x35 }, { 0x37, 0x40 } }, 2 },
+	{ "aligned start", 2, 8, 0, 0x100, 0x38,
+	  { { 0x30, 0x38 }, { 0x3a, 0x40 } }, 2 },
+	{ "ends exactly at vend", 0x10, 1, 0, 0x40, 0x30, { }, 0 },
+	{ "one page past vend", 0x10, 1, 0, 0x3f, -1, { { 0x30, 0x40 } }, 1 },
+	{ "alignment pushes past vend", 2, 8, 0, 0x39, -1, { { 0x30, 0x40 } }, 1 },
+};
+
+KUNIT_ARRAY_PARAM_DESC(vt_va_alloc, vt_va_alloc_cases, desc);
+
+static void vmalloc_va_alloc_test(struct kunit *test)
+{
+	const struct vt_va_alloc_case *c = test->param_value;
+	struct vt_tree *t = vt_tree(test);
+	struct vmap_area *saved;
+	unsigned long addr;
+
+	vt_free(test, t, VT_ADDR(0x30), VT_ADDR(0x40));
+	saved = vt_preload_swap(NULL);
+	addr = va_alloc(vt_nth(t, 0), &t->root, &t->head, VT_SZ(c->size),
+			VT_SZ(c->align), VT_ADDR(c->vstart), VT_ADDR(c->vend));
+	vt_preload_restore(saved);
+
+	KUNIT_EXPECT_EQ(test, addr, c->want < 0 ? VT_ADDR(c->vend) : VT_ADDR(c->want));
+	vt_check(test, t);
+	vt_expect_blocks(test, t, c->rest, c->nrest);
+}
+
+/* ---------------------------------------------------------------------- */
+/* 3. subtree_max_size propagation                                         */
+
+/*
+ * The example in the comment above augment_tree_propagate_from(): a root
+ * of 4 pages with children of 2 and 8 pages.  Shrinking the root to 2
+ * changes nothing above it, shrinking the left child to 1 updates it alone,
+ * shrinking the right child to 6 updates it and the root.
+ */
+static void vmalloc_propagate_comment_example_test(struct kunit *test)
+{
+	static const struct vt_range r[] = {
+		{ 0x20, 0x24 }, { 0x10, 0x12 }, { 0x30, 0x38 },
+	};
+	struct vt_tree *t = vt_tree(test);
+	struct vmap_area *root, *left, *right;
+
+	vt_build(test, t, r, ARRAY_SIZE(r));
+	root = rb_entry(t->root.rb_node, struct vmap_area, rb_node);
+	KUNIT_ASSERT_EQ(test, root->va_start, VT_ADDR(0x20));
+	left = rb_entry(root->rb_node.rb_left, struct vmap_area, rb_node);
+	right = rb_entry(root->rb_node.rb_right, struct vmap_area, rb_node);
+	KUNIT_EXPECT_EQ(test, root->subtree_max_size, VT_SZ(8));
+	KUNIT_EXPECT_EQ(test, left->subtree_max_size, VT_SZ(2));
+	KUNIT_EXPECT_EQ(test, right->subtree_max_size, VT_SZ(8));
+
+	/* Node 4 -> 2: no update needed anywhere. */
+	KUNIT_ASSERT_EQ(test, vt_clip(t, root, VT_ADDR(0x20), VT_SZ(2)), 0);
+	KUNIT_EXPECT_EQ(test, root->subtree_max_size, VT_SZ(8));
+	vt_check(test, t);
+
+	/* Node 2 -> 1: only that node. */
+	KUNIT_ASSERT_EQ(test, vt_clip(t, left, VT_ADDR(0x11), VT_SZ(1)), 0);
+	KUNIT_EXPECT_EQ(test, left->subtree_max_size, VT_SZ(1));
+	KUNIT_EXPECT_EQ(test, root->subtree_max_size, VT_SZ(8));
+	vt_check(test, t);
+
+	/* Node 8 -> 6: that node and the root become 6. */
+	KUNIT_ASSERT_EQ(test, vt_clip(t, right, VT_ADDR(0x36), VT_SZ(2)), 0);
+	KUNIT_EXPECT_EQ(test, right->subtree_max_size, VT_SZ(6));
+	KUNIT_EXPECT_EQ(test, root->subtree_max_size, VT_SZ(6));
+	vt_check(test, t);
+}
+
+enum vt_order { VT_ASCENDING, VT_DESCENDING, VT_SHUFFLED };
+
+struct vt_order_case {
+	const char *desc;
+	enum vt_order order;
+};
+
+static const struct vt_order_case vt_order_cases[] = {
+	{ "ascending", VT_ASCENDING },
+	{ "descending", VT_DESCENDING },
+	{ "shuffled", VT_SHUFFLED },
+};
+
+KUNIT_ARRAY_PARAM_DESC(vt_order, vt_order_cases, desc);
+
+#define VT_MANY 512
+
+/*
+ * Many inserts force recolouring and rotations; then shrink, grow by
+ * merging, and remove every block, checking the whole tree each time.
+ * Block i is pages [4i, 4i + 1 + i % 3) so sizes differ and no two touch.
+ */
+static void vmalloc_propagate_many_test(struct kunit *test)
+{
+	const struct vt_order_case *c = test->param_value;
+	struct vt_tree *t = vt_tree(test);
+	struct rnd_state rnd;
+	unsigned int *order;
+	unsigned int i, j;
+
+	order = kunit_kcalloc(test, VT_MANY, sizeof(*order), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, order);
+	for (i = 0; i < VT_MANY; i++)
+		order[i] = c->order == VT_DESCENDING ? VT_MANY - 1 - i : i;
+	prandom_seed_state(&rnd, vt_seed);
+	if (c->order == VT_SHUFFLED)
+		for (i = VT_MANY - 1; i > 0; i--) {
+			j = prandom_u32_state(&rnd) % (i + 1);
+			swap(order[i], order[j]);
+		}
+
+	for (i = 0; i < VT_MANY; i++) {
+		j = order[i];
+		vt_free(test, t, VT_ADDR(8 * j), VT_ADDR(8 * j + 1 + j % 3));
+		if (!vt_check(test, t))
+			return;
+	}
+	KUNIT_ASSERT_EQ(test, vt_count(t), VT_MANY);
+
+	/* Shrink every block by one page where it has more than one. */
+	for (i = 0; i < VT_MANY; i++) {
+		j = order[i];
+		if (j % 3 == 0)
+			continue;
+		KUNIT_ASSERT_EQ(test, vt_clip(t, vt_nth(t, j), VT_ADDR(8 * j + j % 3),
+					      VT_SZ(1)), 0);
+		if (!vt_check(test, t))
+			return;
+	}
+
+	/* Grow every block by merging a page at its end. */
+	for (i = 0; i < VT_MANY; i++) {
+		j = order[i];
+		vt_free(test, t, VT_ADDR(8 * j + 1 + j % 3 - !!(j % 3)),
+			VT_ADDR(8 * j + 2 + j % 3 - !!(j % 3)));
+		if (!vt_check(test, t))
+			return;
+	}
+	KUNIT_ASSERT_EQ(test, vt_count(t), VT_MANY);
+
+	/* Remove every block (FL clip), in the same order. */
+	for (i = 0; i < VT_MANY; i++) {
+		struct vmap_area *va;
+
+		j = order[i];
+		va = __find_vmap_area(VT_ADDR(8 * j), &t->root);
+		KUNIT_ASSERT_NOT_NULL(test, va);
+		KUNIT_ASSERT_EQ(test, vt_clip(t, va, va->va_start, va_size(va)), 0);
+		if (!vt_check(test, t))
+			return;
+	}
+	KUNIT_EXPECT_TRUE(test, RB_EMPTY_ROOT(&t->root));
+	KUNIT_EXPECT_TRUE(test, list_empty(&t->head));
+}
+
+/* ---------------------------------------------------------------------- */
+/* 4. merge_or_add coalescing                                              */
+
+struct vt_merge_case {
+	const char *desc;
+	struct vt_range fixture[3];
+	unsigned int nfixture;
+	struct vt_range freed;
+	int merged_with;	/* index of the fixture block kept, -1: new node */
+	struct vt_range want[4];
+	unsigned int nwant;
+};
+
+static const struct vt_merge_case vt_merge_cases[] = {
+	{ "previous only", { { 0x10, 0x20 }, { 0x30, 0x40 }, { 0x50, 0x60 } }, 3,
+	  { 0x20, 0x28 }, 0, { { 0x10, 0x28 }, { 0x30, 0x40 }, { 0x50, 0x60 } }, 3 },
+	{ "next only", { { 0x10, 0x20 }, { 0x30, 0x40 }, { 0x50, 0x60 } }, 3,
+	  { 0x28, 0x30 }, 1, { { 0x10, 0x20 }, { 0x28, 0x40 }, { 0x50, 0x60 } }, 3 },
+	{ "both neighbours", { { 0x10, 0x20 }, { 0x30, 0x40 }, { 0x50, 0x60 } }, 3,
+	  { 0x20, 0x30 }, 0, { { 0x10, 0x40 }, { 0x50, 0x60 } }, 2 },
+	{ "neither", { { 0x10, 0x20 }, { 0x30, 0x40 }, { 0x50, 0x60 } }, 3,
+	  { 0x24, 0x28 }, -1,
+	  { { 0x10, 0x20 }, { 0x24, 0x28 }, { 0x30, 0x40 }, { 0x50, 0x60 } }, 4 },
+	{ "new list head", { { 0x10, 0x20 }, { 0x30, 0x40 }, { 0x50, 0x60 } }, 3,
+	  { 0x00, 0x08 }, -1,
+	  { { 0x00, 0x08 }, { 0x10, 0x20 }, { 0x30, 0x40 }, { 0x50, 0x60 } }, 4 },
+	{ "merges into the list head", { { 0x10, 0x20 }, { 0x30, 0x40 }, { 0x50, 0x60 } }, 3,
+	  { 0x08, 0x10 }, 0, { { 0x08, 0x20 }, { 0x30, 0x40 }, { 0x50, 0x60 } }, 3 },
+	{ "merges into the list tail", { { 0x10, 0x20 }, { 0x30, 0x40 }, { 0x50, 0x60 } }, 3,
+	  { 0x60, 0x68 }, 2, { { 0x10, 0x20 }, { 0x30, 0x40 }, { 0x50, 0x68 } }, 3 },
+	{ "new list tail", { { 0x10, 0x20 }, { 0x30, 0x40 }, { 0x50, 0x60 } }, 3,
+	  { 0x70, 0x78 }, -1,
+	  { { 0x10, 0x20 }, { 0x30, 0x40 }, { 0x50, 0x60 }, { 0x70, 0x78 } }, 4 },
+	{ "both, at the tail", { { 0x10, 0x20 }, { 0x30, 0x40 }, { 0x50, 0x60 } }, 3,
+	  { 0x40, 0x50 }, 1, { { 0x10, 0x20 }, { 0x30, 0x60 } }, 2 },
+	{ "into an empty tree", { }, 0, { 0x10, 0x20 }, -1, { { 0x10, 0x20 } }, 1 },
+	{ "both, two blocks become one", { { 0x10, 0x20 }, { 0x21, 0x30 } }, 2,
+	  { 0x20, 0x21 }, 0, { { 0x10, 0x30 } }, 1 },
+};
+
+KUNIT_ARRAY_PARAM_DESC(vt_merge, vt_merge_cases, desc);
+
+static void vmalloc_merge_test(struct kunit *test)
+{
+	const struct vt_merge_case *c = test->param_value;
+	struct vt_tree *t = vt_tree(test);
+	struct vmap_area *kept = NULL, *va;
+	unsigned long before;
+
+	vt_build(test, t, c->fixture, c->nfixture);
+	KUNIT_ASSERT_TRUE(test, vt_check(test, t));
+	if (c->merged_with >= 0)
+		kept = vt_nth(t, c->merged_with);
+	before = vt_free_size(t);
+
+	va = vt_free(test, t, VT_ADDR(c->freed.start), VT_ADDR(c->freed.end));
+
+	if (kept)
+		KUNIT_EXPECT_PTR_EQ(test, va, kept);
+	vt_check(test, t);
+	vt_expect_blocks(test, t, c->want, c->nwant);
+	KUNIT_EXPECT_EQ(test, vt_free_size(t),
+			before + VT_SZ(c->freed.end - c->freed.start));
+}
+
+/*
+ * Merging with both neighbours deep inside a large tree: the next node
+ * must be unlinked before the previous one grows, or rotations leave a
+ * stale subtree_max_size.  Fill every second gap of a tree of 1-page holes,
+ * in an order that merges on both sides, checking after each.
+ */
+static void vmalloc_merge_both_in_large_tree_test(struct kunit *test)
+{
+	struct vt_tree *t = vt_tree(test);
+	struct rnd_state rnd;
+	unsigned long before;
+	unsigned int i, n;
+
+	prandom_seed_state(&rnd, vt_seed ^ 0x5eed);
+	/* Blocks [2i, 2i + 1) of growing size, with 1-page holes. */
+	for (i = 0; i < VT_MANY; i++)
+		vt_free(test, t, VT_ADDR(4 * i), VT_ADDR(4 * i + 1 + (i & 1)));
+	KUNIT_ASSERT_TRUE(test, vt_check(test, t));
+
+	n = VT_MANY;
+	while (n > 1) {
+		struct vmap_area *prev;
+
+		i = prandom_u32_state(&rnd) % (n - 1);
+		prev = vt_nth(t, i);
+		before = vt_free_size(t);
+		vt_free(test, t, prev->va_end, list_next_entry(prev, list)->va_start);
+		n--;
+		KUNIT_ASSERT_EQ(test, vt_count(t), n);
+		KUNIT_ASSERT_GT(test, vt_free_size(t), before);
+		if (!vt_check(test, t))
+			return;
+	}
+	vt_expect_blocks(test, t, &(struct vt_range){ 0, 4 * (VT_MANY - 1) + 2 }, 1);
+}
+
+/* ---------------------------------------------------------------------- */
+/* 5. Lowest-match search                                                  */
+
+/* A fragmented tree: block sizes and gaps from a seeded generator. */
+static unsigned long vt_build_fragmented(struct kunit *test, struct vt_tree *t,
+					 struct rnd_state *rnd, unsigned int n)
+{
+	unsigned long pg = 1, size;
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		/* Mostly small blocks, some large ones. */
+		size = 1 + prandom_u32_state(rnd) % 8;
+		if (prandom_u32_state(rnd) % 16 == 0)
+			size <<= 1 + prandom_u32_state(rnd) % 8;
+		vt_free(test, t, VT_ADDR(pg), VT_ADDR(pg + size));
+		pg += size + 1 + prandom_u32_state(rnd) % 4;
+	}
+	return pg;
+}
+
+struct vt_match_case {
+	const char *desc;
+	unsigned long size;	/* pages */
+	unsigned long align;	/* pages */
+	unsigned long vstart;	/* pages */
+	long want;		/* index of the block, -1: NULL */
+};
+
+/* On [0x10, 0x11) [0x20, 0x24) [0x30, 0x38) [0x40, 0x50) [0x60, 0x61). */
+static const struct vt_range vt_five[] = {
+	{ 0x10, 0x11 }, { 0x20, 0x24 }, { 0x30, 0x38 }, { 0x40, 0x50 }, { 0x60, 0x61 },
+};
+
+static const struct vt_match_case vt_match_cases[] = {
+	{ "one page: the first block", 1, 1, 0, 0 },
+	{ "two pages: skips the one-page block", 2, 1, 0, 1 },
+	{ "exactly the largest block", 0x10, 1, 0, 3 },
+	{ "larger than any block", 0x11, 1, 0, -1 },
+	{ "vstart inside a block", 1, 1, 0x22, 1 },
+	{ "vstart leaves too little of a block", 4, 1, 0x21, 2 },
+	{ "vstart in a gap", 1, 1, 0x25, 2 },
+	{ "vstart at the last block", 1, 1, 0x60, 4 },
+	{ "vstart past the last block", 1, 1, 0x61, -1 },
+	{ "alignment skips a block", 4, 0x10, 0, 3 },
+	{ "alignment inside a block", 2, 4, 0x31, 2 },
+	{ "alignment larger than the space", 1, 0x1000, 0x11, -1 },
+};
+
+KUNIT_ARRAY_PARAM_DESC(vt_match, vt_match_cases, desc);
+
+static void vmalloc_lowest_match_table_test(struct kunit *test)
+{
+	const struct vt_match_case *c = test->param_value;
+	struct vt_tree *t = vt_tree(test);
+	struct vmap_area *va;
+
+	vt_build(test, t, vt_five, ARRAY_SIZE(vt_five));
+	va = find_vmap_lowest_match(&t->root, VT_SZ(c->size), VT_SZ(c->align),
+				    VT_ADDR(c->vstart), false);
+	KUNIT_EXPECT_PTR_EQ(test, va, c->want < 0 ? NULL : vt_nth(t, c->want));
+	KUNIT_EXPECT_PTR_EQ(test, va, vt_ref_lowest(t, VT_SZ(c->size), VT_SZ(c->align),
+						    VT_ADDR(c->vstart), 0));
+}
+
+/*
+ * Against the linear scan of the list, for sizes and alignments from one
+ * page to large powers of two and vstart anywhere in (and around) the tree.
+ */
+static void vmalloc_lowest_match_linear_test(struct kunit *test)
+{
+	struct vt_tree *t = vt_tree(test);
+	unsigned long end, size, align, vstart, checked = 0;
+	struct vmap_area *va, *ref;
+	struct rnd_state rnd;
+	unsigned int s, a, v;
+
+	prandom_seed_state(&rnd, vt_seed);
+	end = vt_build_fragmented(test, t, &rnd, 300);
+	KUNIT_ASSERT_TRUE(test, vt_check(test, t));
+
+	for (s = 0; s <= 12; s++) {
+		for (a = 0; a <= 10; a++) {
+			for (v = 0; v < 40; v++) {
+				size = VT_SZ(1UL << s) - (s && v % 2 ? VT_SZ(1) : 0);
+				align = VT_SZ(1UL << a);
+				vstart = v < 2 ? v * VT_BASE :
+					 VT_ADDR(prandom_u32_state(&rnd) % (end + 8));
+				va = find_vmap_lowest_match(&t->root, size, align,
+							    vstart, false);
+				ref = vt_ref_lowest(t, size, align, vstart, 0);
+				if (va != ref) {
+					KUNIT_FAIL(test,
+						   "size %#lx align %#lx vstart %#lx: found %#lx, lowest fit %#lx",
+						   size, align, vstart,
+						   va ? va->va_start : 0,
+						   ref ? ref->va_start : 0);
+					return;
+				}
+				checked++;
+			}
+		}
+	}
+	kunit_info(test, "%lu searches matched the linear scan\n", checked);
+}
+
+/*
+ * With adjust_search_size, subtrees are pruned by size + align - 1, the
+ * worst-case alignment overhead.  The block found must still fit, must not
+ * lie above the lowest block big enough for the worst case, and the search
+ * never fails while such a block exists.
+ */
+static void vmalloc_lowest_match_adjusted_test(struct kunit *test)
+{
+	struct vt_tree *t = vt_tree(test);
+	unsigned long end, size, align, vstart, length;
+	struct vmap_area *va, *worst;
+	struct rnd_state rnd;
+	unsigned int s, a, v;
+
+	prandom_seed_state(&rnd, vt_seed + 1);
+	end = vt_build_fragmented(test, t, &rnd, 300);
+
+	for (s = 0; s <= 8; s++) {
+		for (a = 1; a <= 10; a++) {
+			for (v = 0; v < 40; v++) {
+				size = VT_SZ(1UL << s);
+				align = VT_SZ(1UL << a);
+				length = size + align - 1;
+				vstart = v ? VT_ADDR(prandom_u32_state(&rnd) % end) : 0;
+				va = find_vmap_lowest_match(&t->root, size, align,
+							    vstart, true);
+				worst = vt_ref_lowest(t, size, align, vstart, length);
+				if (va && !vt_ref_fit(va, size, align, vstart)) {
+					KUNIT_FAIL(test,
+						   "size %#lx align %#lx vstart %#lx: block %#lx does not fit",
+						   size, align, vstart, va->va_start);
+					return;
+				}
+				if (worst && (!va || va->va_start > worst->va_start)) {
+					KUNIT_FAIL(test,
+						   "size %#lx align %#lx vstart %#lx: found %#lx, block %#lx fits the worst case",
+						   size, align, vstart,
+						   va ? va->va_start : 0, worst->va_start);
+					return;
+				}
+			}
+		}
+	}
+}
+
+/* ---------------------------------------------------------------------- */
+/* 6. Allocation end to end                                                */
+
+static void vmalloc_alloc_lowest_first_test(struct kunit *test)
+{
+	struct vt_tree *t = vt_tree(test);
+	unsigned long addr, i;
+
+	vt_build(test, t, vt_five, ARRAY_SIZE(vt_five));
+
+	/* One-page allocations fill the space from the lowest address up. */
+	for (i = 0; i < 4; i++) {
+		addr = vt_alloc(t, VT_SZ(1), PAGE_SIZE, 0, ULONG_MAX);
+		KUNIT_EXPECT_EQ(test, addr, i ? VT_ADDR(0x1f + i) : VT_ADDR(0x10));
+		vt_check(test, t);
+	}
+	/* Three pages no longer fit at 0x23: the next is at 0x30. */
+	KUNIT_EXPECT_EQ(test, vt_alloc(t, VT_SZ(3), PAGE_SIZE, 0, ULONG_MAX),
+			VT_ADDR(0x30));
+	KUNIT_EXPECT_EQ(test, vt_alloc(t, VT_SZ(1), PAGE_SIZE, 0, ULONG_MAX),
+			VT_ADDR(0x23));
+	vt_check(test, t);
+	vt_expect_blocks(test, t, (const struct vt_range []){
+		{ 0x33, 0x38 }, { 0x40, 0x50 }, { 0x60, 0x61 } }, 3);
+}
+
+struct vt_alloc_case {
+	const char *desc;
+	unsigned long size;	/* pages */
+	unsigned long align;	/* pages */
+	unsigned long vstart;	/* pages */
+	unsigned long vend;	/* pages */
+	long want;		/* pages, -1: fails (returns vend) */
+};
+
+/* On vt_five. */
+static const struct vt_alloc_case vt_alloc_cases[] = {
+	{ "vstart skips lower blocks", 1, 1, 0x30, 0x100, 0x30 },
+	{ "vstart inside a block", 2, 1, 0x34, 0x100, 0x34 },
+	{ "vend exactly at the block end", 8, 1, 0x30, 0x38, 0x30 },
+	{ "lowest fit lies past vend", 8, 1, 0, 0x37, -1 },
+	{ "vend before any fit", 5, 1, 0, 0x30, -1 },
+	{ "size over every block", 0x11, 1, 0, 0x100, -1 },
+	{ "vstart past the last block", 1, 1, 0x61, 0x100, -1 },
+	{ "aligned", 2, 8, 0, 0x100, 0x30 },
+	{ "aligned, adjusted search", 4, 16, 0x21, 0x100, 0x40 },
+	{ "aligned, exact range", 4, 8, 0x20, 0x24, 0x20 },
+	{ "exact range too small", 8, 8, 0x20, 0x28, -1 },
+};
+
+KUNIT_ARRAY_PARAM_DESC(vt_alloc_tbl, vt_alloc_cases, desc);
+
+static void vmalloc_alloc_test(struct kunit *test)
+{
+	const struct vt_alloc_case *c = test->param_value;
+	struct vt_tree *t = vt_tree(test);
+	unsigned long addr, before;
+	struct vt_snap *snap;
+
+	vt_build(test, t, vt_five, ARRAY_SIZE(vt_five));
+	snap = vt_snapshot(test, t);
+	before = vt_free_size(t);
+
+	addr = vt_alloc(t, VT_SZ(c->size), VT_SZ(c->align), VT_ADDR(c->vstart),
+			VT_ADDR(c->vend));
+	vt_check(test, t);
+	if (c->want < 0) {
+		KUNIT_EXPECT_EQ(test, addr, VT_ADDR(c->vend));
+		vt_unchanged(test, t, snap);
+		return;
+	}
+	KUNIT_EXPECT_EQ(test, addr, VT_ADDR(c->want));
+	KUNIT_EXPECT_EQ(test, vt_free_size(t), before - VT_SZ(c->size));
+	/* The allocated range is no longer free. */
+	KUNIT_EXPECT_NULL(test, __find_vmap_area(addr, &t->root));
+	KUNIT_EXPECT_NULL(test, __find_vmap_area(addr + VT_SZ(c->size) - 1, &t->root));
+}
+
+/* ---------------------------------------------------------------------- */
+/* 7. Randomized model test                                                */
+
+#define VT_MODEL_PAGES	2048
+
+struct vt_model {
+	unsigned long *busy;	/* bit set: page allocated */
+	unsigned long *start;	/* live allocations: first page ... */
+	unsigned long *npages;	/* ... and size in pages */
+	unsigned int nlive;
+};
+
+/* The free list equals the runs of clear bits of the model's bitmap. */
+static bool vt_model_match(struct kunit *test, struct vt_tree *t,
+			   struct vt_model *m)
+{
+	unsigned long pg = 0, end;
+	struct vmap_area *va;
+
+	list_for_each_entry(va, &t->head, list) {
+		pg = find_next_zero_bit(m->busy, VT_MODEL_PAGES, pg);
+		end = find_next_bit(m->busy, VT_MODEL_PAGES, pg);
+		if (pg >= VT_MODEL_PAGES || va->va_start != VT_ADDR(pg) ||
+		    va->va_end != VT_ADDR(end)) {
+			KUNIT_FAIL(test, "free block pages [%#lx, %#lx), model says [%#lx, %#lx)",
+				   VT_PG(va->va_start), VT_PG(va->va_end), pg, end);
+			return false;
+		}
+		pg = end;
+	}
+	pg = find_next_zero_bit(m->busy, VT_MODEL_PAGES, pg);
+	if (pg < VT_MODEL_PAGES) {
+		KUNIT_FAIL(test, "page %#lx is free in the model but not in the tree", pg);
+		return false;
+	}
+	return true;
+}
+
+/* What the linear reference expects of an allocation, taken before it. */
+struct vt_expect {
+	unsigned long want;	/* exact answer, without search adjustment */
+	unsigned long worst;	/* lowest block fitting the worst case, or 0 */
+};
+
+static struct vt_expect vt_model_expect(struct vt_tree *t, unsigned long size,
+					unsigned long align, unsigned long vstart,
+					unsigned long vend, bool adjust)
+{
+	struct vt_expect e = { .want = vend };
+	struct vmap_area *ref;
+
+	ref = vt_ref_lowest(t, size, align, vstart, adjust ? size + align - 1 : 0);
+	if (ref) {
+		e.worst = ref->va_start;
+		e.want = vt_ref_fit(ref, size, align, vstart);
+		if (e.want > vend || size > vend - e.want)
+			e.want = vend;
+	}
+	return e;
+}
+
+/*
+ * Check one allocation against the model as it was before it.  Without
+ * search adjustment the result must be exactly the linear-scan answer.
+ * With it, the result must land at the lowest aligned address of a free
+ * block, within [vstart, vend), and that block must lie no higher than the
+ * lowest block fitting the worst-case alignment.
+ */
+static bool vt_model_check_alloc(struct kunit *test, struct vt_model *m,
+				 const struct vt_expect *e, unsigned long addr,
+				 unsigned long size, unsigned long align,
+				 unsigned long vstart, unsigned long vend,
+				 bool adjust)
+{
+	unsigned long pg, npg = size >> PAGE_SHIFT, block;
+	struct vmap_area va;
+
+	if (!adjust || addr == vend) {
+		if (addr != e->want)
+			KUNIT_FAIL(test,
+				   "alloc %#lx align %#lx in [%#lx, %#lx): got %#lx, expected %#lx",
+				   size, align, vstart, vend, addr, e->want);
+		return addr == e->want;
+	}
+	pg = VT_PG(addr);
+	if (addr < VT_BASE || pg + npg > VT_MODEL_PAGES ||
+	    find_next_bit(m->busy, pg + npg, pg) < pg + npg) {
+		KUNIT_FAIL(test, "alloc %#lx: %#lx is not free", size, addr);
+		return false;
+	}
+	for (block = pg; block && !test_bit(block - 1, m->busy); block--)
+		;
+	va.va_start = VT_ADDR(block);
+	va.va_end = VT_ADDR(find_next_bit(m->busy, VT_MODEL_PAGES, pg));
+	if (vt_ref_fit(&va, size, align, vstart) != addr || size > vend - addr ||
+	    (e->worst && va.va_start > e->worst)) {
+		KUNIT_FAIL(test,
+			   "alloc %#lx align %#lx in [%#lx, %#lx): got %#lx in [%#lx, %#lx), worst-case fit at %#lx",
+			   size, align, vstart, vend, addr, va.va_start,
+			   va.va_end, e->worst);
+		return false;
+	}
+	return true;
+}
+
+static bool vt_model_alloc(struct kunit *test, struct vt_tree *t,
+			   struct vt_model *m, struct rnd_state *rnd,
+			   unsigned int *fails)
+{
+	unsigned long size, align, vstart, vend, addr;
+	struct vt_expect e;
+	bool adjust;
+
+	size = VT_SZ(1 + prandom_u32_state(rnd) % 16);
+	if (prandom_u32_state(rnd) % 8 == 0)
+		size <<= prandom_u32_state(rnd) % 5;
+	align = PAGE_SIZE;
+	if (prandom_u32_state(rnd) % 4 == 0)
+		align <<= prandom_u32_state(rnd) % 6;
+	vstart = VT_ADDR(0);
+	vend = VT_ADDR(VT_MODEL_PAGES);
+	if (prandom_u32_state(rnd) % 4 == 0) {
+		vstart = VT_ADDR(prandom_u32_state(rnd) % VT_MODEL_PAGES);
+		vend = vstart + VT_SZ(prandom_u32_state(rnd) % (VT_MODEL_PAGES / 2) + 1);
+	}
+	/* As __alloc_vmap_area() decides. */
+	adjust = !(align <= PAGE_SIZE || vend - vstart == size);
+
+	e = vt_model_expect(t, size, align, vstart, vend, adjust);
+	addr = vt_alloc(t, size, align, vstart, vend);
+	if (!vt_model_check_alloc(test, m, &e, addr, size, align, vstart, vend, adjust))
+		return false;
+	if (addr == vend) {
+		(*fails)++;
+		return true;
+	}
+	m->start[m->nlive] = VT_PG(addr);
+	m->npages[m->nlive] = size >> PAGE_SHIFT;
+	bitmap_set(m->busy, m->start[m->nlive], m->npages[m->nlive]);
+	m->nlive++;
+	return true;
+}
+
+static void vt_model_free(struct kunit *test, struct vt_tree *t,
+			  struct vt_model *m, unsigned int i)
+{
+	vt_free(test, t, VT_ADDR(m->start[i]), VT_ADDR(m->start[i] + m->npages[i]));
+	bitmap_clear(m->busy, m->start[i], m->npages[i]);
+	m->nlive--;
+	m->start[i] = m->start[m->nlive];
+	m->npages[i] = m->npages[m->nlive];
+}
+
+/*
+ * Thousands of random allocations (sizes, alignments, [vstart, vend)
+ * windows) and frees on a private tree, against a page bitmap.  After
+ * every operation the tree must satisfy every invariant and hold exactly
+ * the model's free runs.
+ */
+static void vmalloc_random_model_test(struct kunit *test)
+{
+	struct vt_tree *t = vt_tree(test);
+	unsigned int op, allocs = 0, fails = 0, frees = 0;
+	struct rnd_state rnd;
+	struct vt_model m = { };
+
+	m.busy = kunit_kcalloc(test, BITS_TO_LONGS(VT_MODEL_PAGES), sizeof(long), GFP_KERNEL);
+	m.start = kunit_kcalloc(test, VT_MODEL_PAGES, sizeof(long), GFP_KERNEL);
+	m.npages = kunit_kcalloc(test, VT_MODEL_PAGES, sizeof(long), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, m.busy);
+	KUNIT_ASSERT_NOT_NULL(test, m.start);
+	KUNIT_ASSERT_NOT_NULL(test, m.npages);
+
+	prandom_seed_state(&rnd, vt_seed);
+	vt_free(test, t, VT_ADDR(0), VT_ADDR(VT_MODEL_PAGES));
+
+	for (op = 0; op < vt_ops; op++) {
+		if (m.nlive && prandom_u32_state(&rnd) % 100 < 45) {
+			vt_model_free(test, t, &m, prandom_u32_state(&rnd) % m.nlive);
+			frees++;
+		} else if (!vt_model_alloc(test, t, &m, &rnd, &fails)) {
+			KUNIT_FAIL(test, "op %u, seed %lu", op, vt_seed);
+			return;
+		} else {
+			allocs++;
+		}
+		if (!vt_check(test, t) || !vt_model_match(test, t, &m)) {
+			KUNIT_FAIL(test, "after op %u, seed %lu", op, vt_seed);
+			return;
+		}
+	}
+
+	/* Free everything: one block again. */
+	while (m.nlive)
+		vt_model_free(test, t, &m, m.nlive - 1);
+	vt_check(test, t);
+	vt_expect_blocks(test, t, &(struct vt_range){ 0, VT_MODEL_PAGES }, 1);
+	kunit_info(test, "seed %lu: %u ops, %u allocations (%u failed), %u frees\n",
+		   vt_seed, vt_ops, allocs, fails, frees);
+}
+
+static struct kunit_case vmalloc_free_space_test_cases[] = {
+	KUNIT_CASE_PARAM(vmalloc_fit_type_test, vt_fit_gen_params),
+	KUNIT_CASE_PARAM(vmalloc_clip_test, vt_clip_gen_params),
+	KUNIT_CASE(vmalloc_clip_ne_uses_preload_test),
+	KUNIT_CASE(vmalloc_clip_ne_alloc_failure_test),
+	KUNIT_CASE_PARAM(vmalloc_va_alloc_test, vt_va_alloc_gen_params),
+	KUNIT_CASE(vmalloc_propagate_comment_example_test),
+	KUNIT_CASE_PARAM(vmalloc_propagate_many_test, vt_order_gen_params),
+	KUNIT_CASE_PARAM(vmalloc_merge_test, vt_merge_gen_params),
+	KUNIT_CASE(vmalloc_merge_both_in_large_tree_test),
+	KUNIT_CASE_PARAM(vmalloc_lowest_match_table_test, vt_match_gen_params),
+	KUNIT_CASE(vmalloc_lowest_match_linear_test),
+	KUNIT_CASE(vmalloc_lowest_match_adjusted_test),
+	KUNIT_CASE(vmalloc_alloc_lowest_first_test),
+	KUNIT_CASE_PARAM(vmalloc_alloc_test, vt_alloc_tbl_gen_params),
+	KUNIT_CASE_SLOW(vmalloc_random_model_test),
+	{}
+};
+
+static struct kunit_suite vmalloc_free_space_test_suite = {
+	.name = "vmalloc_free_space",
+	.suite_init = vt_suite_init,
+	.init = vt_init,
+	.exit = vt_exit,
+	.test_cases = vmalloc_free_space_test_cases,
+};
+
+kunit_test_suite(vmalloc_free_space_test_suite);

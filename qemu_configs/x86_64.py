@@ -1,0 +1,15 @@
+# SPDX-License-Identifier: GPL-2.0
+# kunit.py --qemu_config for x86_64: TCG (nested KVM hangs on our
+# machines), two CPUs, and panic=-1 so a panic ends the run at once.
+from ..qemu_config import QemuArchParams
+
+QEMU_ARCH = QemuArchParams(linux_arch='x86_64',
+			   kconfig='''
+CONFIG_SERIAL_8250=y
+CONFIG_SERIAL_8250_CONSOLE=y
+CONFIG_SMP=y''',
+			   qemu_arch='x86_64',
+			   kernel_path='arch/x86/boot/bzImage',
+			   kernel_command_line='console=ttyS0 panic=-1',
+			   extra_qemu_params=['-bios', 'qboot.rom',
+					      '-accel', 'tcg', '-smp', '2'])

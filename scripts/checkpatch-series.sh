@@ -1,0 +1,67 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Usage: scripts/checkpatch-series.sh [SERIES_DIR]   (default build/series)
+#
+# Check the series written by make-series.sh:
+#   - it applies, patch by patch, on pristine linux-source-6.12;
+#   - every patch passes scripts/checkpatch.pl --strict with no error and
+#     no warning.
+# One row per patch goes to $KUNIT52_ROWS (default build/series/rows.tsv).
+set -euo pipefail
+# shellcheck source=scripts/lib.sh
+source "$(dirname "$0")/lib.sh"
+
+TREE=${KUNIT52_TREE:-$REPO/work/linux}
+SERIES=${1:-$REPO/build/series}
+ROWS=${KUNIT52_ROWS:-$SERIES/rows.tsv}
+INDEX=$(mktemp)
+trap 'rm -f "$INDEX"' EXIT
+
+# Apply PATCH to the temporary index (pristine plus the earlier patches).
+applies() {
+	GIT_INDEX_FILE=$INDEX git -C "$TREE" apply --cached "$1" 2>/dev/null
+}
+
+# Print "errors warnings checks" from checkpatch's output in LOG.
+checkpatch_counts() {
+	sed -n 's/^total: \([0-9]*\) errors, \([0-9]*\) warnings, \([0-9]*\) checks.*/\1 \2 \3/p' "$1" |
+		tail -1
+}
+
+main() {
+	local p log name counts errors warnings checks failed=0
+	local -a patches
+	[[ -d "$TREE/.git" ]] || die "no prepared tree at $TREE (run: make prepare)"
+	mapfile -t patches < <(find "$SERIES" -maxdepth 1 -name '*.patch' | LC_ALL=C sort)
+	[[ ${#patches[@]} -gt 0 ]] || die "no patches in $SERIES (run: make series)"
+
+	rm -f "$INDEX"
+	GIT_INDEX_FILE=$INDEX git -C "$TREE" read-tree pristine
+	for p in "${patches[@]}"; do
+		name=$(basename "$p")
+		log=${p%.patch}.checkpatch.log
+		if ! applies "$p"; then
+			echo "FAIL  $name: does not apply on pristine + earlier patches" >&2
+			printf 'series\t%s (applies)\t0\t1\t0\t%s\n' "$name" "$p" >> "$ROWS"
+			failed=1
+			continue
+		fi
+		(cd "$TREE" && perl scripts/checkpatch.pl --strict --color=never "$p") > "$log" 2>&1 || true
+		counts=$(checkpatch_counts "$log")
+		read -r errors warnings checks <<< "${counts:-1 0 0}"
+		if [[ $errors -eq 0 && $warnings -eq 0 ]]; then
+			printf 'ok    %s: checkpatch --strict: 0 errors, 0 warnings, %s checks\n' "$name" "$checks"
+			printf 'checkpatch\t%s\t1\t0\t0\t%s\n' "$name" "$log" >> "$ROWS"
+		else
+			printf 'FAIL  %s: checkpatch --strict: %s errors, %s warnings (log: %s)\n' \
+				"$name" "$errors" "$warnings" "$log" >&2
+			grep -E '^(ERROR|WARNING):' "$log" | sed 's/^/        /' >&2 || true
+			printf 'checkpatch\t%s\t0\t1\t0\t%s\n' "$name" "$log" >> "$ROWS"
+			failed=1
+		fi
+	done
+	return "$failed"
+}
+
+main "$@"

@@ -1,0 +1,122 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Usage: scripts/kunit.sh ARCH [SUITE_GLOB]
+#
+# Build the ARCH kernel from kunitconfigs/all in build/ARCH (one build
+# directory per architecture, shared by every suite: changing SUITE_GLOB
+# never rebuilds) and run the KUnit suites matching SUITE_GLOB under QEMU
+# (TCG) with kunit.py.  Prints kunit.py's results, then a summary table;
+# rows for "make test" are appended to $KUNIT52_ROWS (default
+# build/ARCH/rows.tsv).  Exit status: 0 only if every test passed.
+set -euo pipefail
+# shellcheck source=scripts/lib.sh
+source "$(dirname "$0")/lib.sh"
+
+TREE=${KUNIT52_TREE:-$REPO/work/linux}
+BUILD_TIMEOUT=${KUNIT52_BUILD_TIMEOUT:-3600}	# whole kunit.py run, seconds
+BOOT_TIMEOUT=${KUNIT52_BOOT_TIMEOUT:-600}	# one QEMU boot, seconds
+# For the harness self-tests: "exec" boots the existing kernel without
+# building; extra kernel arguments are appended to the command line.
+MODE=${KUNIT52_KUNIT_MODE:-run}
+KERNEL_ARGS=${KUNIT52_KERNEL_ARGS:-}
+
+usage() {
+	echo "usage: ${0##*/} ARCH [SUITE_GLOB]   (ARCH: ${KUNIT52_ARCHES[*]})" >&2
+	exit 2
+}
+
+# Names of the suites under kunit/: the .name of every struct kunit_suite.
+known_suites() {
+	find "$REPO/kunit" -name '*.c' -print0 | xargs -0 -r awk '
+		/struct kunit_suite [a-z0-9_]+ = \{/ { in_suite = 1 }
+		in_suite && /\.name *= *"/ {
+			sub(/.*\.name *= *"/, ""); sub(/".*/, ""); print; in_suite = 0
+		}' | sort -u
+}
+
+# Die unless the suite part of GLOB (before any '.') matches a suite.
+check_suite() {
+	local glob=${1%%.*} s
+	local -a suites
+	mapfile -t suites < <(known_suites)
+	for s in "${suites[@]}"; do
+		# shellcheck disable=SC2053 # glob match is the point
+		[[ "$s" == $glob ]] && return 0
+	done
+	die "unknown SUITE '$1' (suites: ${suites[*]})"
+}
+
+# Print a line every 30 s while PID lives, so a long build shows progress.
+progress_ticker() {
+	local pid=$1 build=$2 start=$SECONDS
+	while sleep 30 && kill -0 "$pid" 2>/dev/null; do
+		printf '    ... %s: %ds, %s objects built\n' "${build##*/}" \
+			$((SECONDS - start)) \
+			"$(find "$build" -name '*.o' 2>/dev/null | wc -l)" >&2
+	done
+}
+
+kunit_args() {
+	local arch=$1 build=$2 suite=$3
+	printf '%s\n' "$MODE" \
+		"--build_dir=$build" \
+		"--qemu_config=$REPO/qemu_configs/$arch.py" \
+		"--timeout=$BOOT_TIMEOUT" \
+		"--json=$build/results.json"
+	if [[ "$MODE" == run ]]; then
+		printf '%s\n' "--kunitconfig=$REPO/kunitconfigs/all" "--jobs=$(nproc)"
+		if [[ "$arch" == arm64 ]]; then
+			echo "--cross_compile=aarch64-linux-gnu-"
+		fi
+	fi
+	[[ -z "$KERNEL_ARGS" ]] || echo "--kernel_args=$KERNEL_ARGS"
+	printf '%s\n' "$suite"
+}
+
+run_kunit() {
+	local arch=$1 build=$2 suite=$3 log=$4 pid ticker rc=0
+	local -a args
+	mapfile -t args < <(kunit_args "$arch" "$build" "$suite")
+
+	rm -f "$build/results.json"
+	info "kunit.py $arch: suites '$suite' (log: $log)"
+	(
+		cd "$TREE"
+		export PATH="/usr/lib/ccache:$PATH" CCACHE_DIR="$REPO/build/ccache"
+		exec timeout --foreground -k 10 "$BUILD_TIMEOUT" \
+			python3 tools/testing/kunit/kunit.py "${args[@]}"
+	) > >(tee "$log") 2>&1 &
+	pid=$!
+	progress_ticker "$pid" "$build" &
+	ticker=$!
+	wait "$pid" || rc=$?
+	kill "$ticker" 2>/dev/null || true
+	wait "$ticker" 2>/dev/null || true
+	[[ $rc -eq 124 ]] && echo "kunit.py $arch: timed out after ${BUILD_TIMEOUT}s" >&2
+	return "$rc"
+}
+
+main() {
+	local arch=${1:-} suite=${2:-*} build log rows rc=0
+	[[ -n "$arch" && $# -le 2 ]] || usage
+	check_arch "$arch"
+	check_suite "$suite"
+	[[ -d "$TREE/.git" ]] || die "no prepared tree at $TREE (run: make prepare)"
+
+	build=$REPO/build/$arch
+	mkdir -p "$build"
+	log=$build/kunit.log
+	rows=${KUNIT52_ROWS:-$build/rows.tsv}
+
+	run_kunit "$arch" "$build" "$suite" "$log" || rc=$?
+	echo
+	python3 "$REPO/scripts/kunit-summary.py" "$build/results.json" "$arch" \
+		"$rows" "$log" || rc=1
+	if [[ $rc -ne 0 ]]; then
+		echo "kunit $arch: FAILED; full log: $log (kernel console: $build/test.log)" >&2
+		return 1
+	fi
+}
+
+main "$@"

@@ -1,0 +1,28 @@
+# SPDX-License-Identifier: GPL-2.0
+# Shared helpers for kunit52 scripts. Source it; do not run it.
+# shellcheck shell=bash
+
+# Repository root, whatever the caller's working directory.
+REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+export REPO
+
+# Architectures we build and boot.
+KUNIT52_ARCHES=(x86_64 arm64)
+
+die() {
+	printf '%s: error: %s\n' "${0##*/}" "$*" >&2
+	exit 1
+}
+
+info() {
+	printf '==> %s\n' "$*" >&2
+}
+
+# check_arch ARCH: die unless ARCH is one we support.
+check_arch() {
+	local a
+	for a in "${KUNIT52_ARCHES[@]}"; do
+		[[ "$1" == "$a" ]] && return 0
+	done
+	die "unknown ARCH '$1' (supported: ${KUNIT52_ARCHES[*]})"
+}

@@ -1,0 +1,175 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Prepare the patched kernel tree in work/linux:
+#   1. extract Debian's linux-source-6.12 tarball,
+#   2. make it a git repository whose first commit (tag "pristine") is the
+#      untouched source,
+#   3. apply patches/series with "git am", one commit per patch,
+#   4. link every file under kunit/ into the tree at the same path.
+#
+# The tree is re-prepared only when the tarball, the series or the set of
+# files under kunit/ changed.  A tree holding a developer's uncommitted
+# edits or extra commits is never touched: we refuse and say what to do.
+#
+# With --check-clean, only check that the tree holds no edits of yours.
+#
+# Environment (used by the harness self-tests): KUNIT52_TARBALL,
+# KUNIT52_TREE, KUNIT52_PATCHES, KUNIT52_KUNIT.
+set -euo pipefail
+# shellcheck source=scripts/lib.sh
+source "$(dirname "$0")/lib.sh"
+
+TARBALL=${KUNIT52_TARBALL:-/usr/src/linux-source-6.12.tar.xz}
+TREE=${KUNIT52_TREE:-$REPO/work/linux}
+PATCHES=${KUNIT52_PATCHES:-$REPO/patches}
+KUNITDIR=${KUNIT52_KUNIT:-$REPO/kunit}
+PREPARED_REF=refs/kunit52/prepared
+
+tgit() {
+	git -C "$TREE" -c user.name=kunit52 -c user.email=kunit52@localhost \
+		-c core.autocrlf=false -c advice.detachedHead=false "$@"
+}
+
+# Patch files named by the series, in order (comments and blanks skipped).
+series_patches() {
+	[[ -f "$PATCHES/series" ]] || die "missing $PATCHES/series"
+	sed -e 's/#.*//' -e 's/[[:space:]]*$//' "$PATCHES/series" | grep -v '^$' || true
+}
+
+# Test sources, relative to kunit/, sorted.
+kunit_files() {
+	[[ -d "$KUNITDIR" ]] || return 0
+	(cd "$KUNITDIR" && find . -type f ! -name '*~' | sed 's|^\./||' | LC_ALL=C sort)
+}
+
+# What the prepared tree was made from.  Test file contents are not part
+# of it: they are linked, so editing one needs no re-preparation.
+compute_stamp() {
+	local p
+	stat -c 'tarball %n %s %Y' "$TARBALL"
+	sha256sum "$PATCHES/series" | sed 's|  .*| series|'
+	while read -r p; do
+		[[ -f "$PATCHES/$p" ]] || die "patches/series names missing patch '$p'"
+		sha256sum "$PATCHES/$p" | sed "s|  .*| $p|"
+	done < <(series_patches)
+	kunit_files | sed 's/^/kunit /'
+}
+
+# True when the tree has no uncommitted change and no commit of its own.
+tree_is_untouched() {
+	local head prepared
+	[[ -z "$(tgit status --porcelain --untracked-files=normal)" ]] || return 1
+	head=$(tgit rev-parse -q --verify HEAD) || return 1
+	prepared=$(tgit rev-parse -q --verify "$PREPARED_REF") || return 1
+	[[ "$head" == "$prepared" ]]
+}
+
+refuse_dirty_tree() {
+	printf '%s: error: %s has local edits or commits; refusing to touch it.\n' \
+		"${0##*/}" "$TREE" >&2
+	cat >&2 <<MSG
+  See them:      git -C $TREE status; git -C $TREE log --oneline $PREPARED_REF..HEAD
+  Keep them:     git -C $TREE format-patch $PREPARED_REF -o <dir>   (or: git -C $TREE stash)
+                 then add the patches to patches/ and patches/series
+  Discard them:  git -C $TREE reset --hard $PREPARED_REF && git -C $TREE clean -fd
+MSG
+	exit 1
+}
+
+extract_pristine() {
+	local tmp="$TREE.tmp"
+
+	info "extracting $(basename "$TARBALL") into $TREE (about a minute)"
+	rm -rf "$tmp"
+	mkdir -p "$tmp"
+	tar -xf "$TARBALL" -C "$tmp" --strip-components=1
+	git -C "$tmp" init -q -b kunit52
+	(
+		cd "$tmp"
+		git add -A -f .
+		GIT_AUTHOR_DATE='2000-01-01T00:00:00Z' GIT_COMMITTER_DATE='2000-01-01T00:00:00Z' \
+			git -c user.name=kunit52 -c user.email=kunit52@localhost \
+			commit -q -m "pristine $(basename "$TARBALL")"
+		git tag pristine
+	)
+	rm -rf "$TREE"
+	mv "$tmp" "$TREE"
+}
+
+apply_series() {
+	local p n=0
+
+	tgit checkout -q -B kunit52 pristine
+	while read -r p; do
+		if ! tgit am -q --committer-date-is-author-date "$PATCHES/$p"; then
+			tgit am --abort || true
+			die "patch '$p' does not apply to pristine linux-source-6.12"
+		fi
+		n=$((n + 1))
+	done < <(series_patches)
+	tgit update-ref "$PREPARED_REF" HEAD
+	info "applied $n patch(es) from $PATCHES/series"
+}
+
+# Link kunit/<path> to <tree>/<path>; keep the links out of git status.
+link_kunit_files() {
+	local f dst exclude="$TREE/.git/info/exclude"
+
+	mkdir -p "$(dirname "$exclude")"
+	sed '/^# kunit52 links begin$/,/^# kunit52 links end$/d' "$exclude" \
+		2>/dev/null > "$exclude.new" || true
+	echo '# kunit52 links begin' >> "$exclude.new"
+	while read -r f; do
+		dst="$TREE/$f"
+		printf '/%s\n' "$f" >> "$exclude.new"
+		if [[ -L "$dst" && "$(readlink "$dst")" == "$KUNITDIR/$f" ]]; then
+			continue
+		elif [[ -L "$dst" ]]; then
+			rm -f "$dst"
+		elif [[ -e "$dst" ]]; then
+			rm -f "$exclude.new"
+			die "kunit/$f would hide $dst, which the kernel tree already has"
+		fi
+		mkdir -p "$(dirname "$dst")"
+		ln -s "$KUNITDIR/$f" "$dst"
+	done < <(kunit_files)
+	echo '# kunit52 links end' >> "$exclude.new"
+	mv "$exclude.new" "$exclude"
+}
+
+main() {
+	local stamp old_stamp="" old_tarball=""
+
+	if [[ "${1:-}" == --check-clean ]]; then
+		[[ ! -d "$TREE/.git" ]] || tree_is_untouched || refuse_dirty_tree
+		return 0
+	fi
+	[[ $# -eq 0 ]] || die "usage: ${0##*/} [--check-clean]"
+
+	[[ -f "$TARBALL" ]] || die "no kernel source at $TARBALL (run 'make deps' or: apt-get install linux-source-6.12)"
+	stamp=$(compute_stamp)
+
+	if [[ -d "$TREE/.git" ]]; then
+		old_stamp=$(cat "$TREE/.git/kunit52-stamp" 2>/dev/null || true)
+		if [[ "$stamp" == "$old_stamp" ]]; then
+			link_kunit_files
+			info "kernel tree $TREE is up to date"
+			return 0
+		fi
+		tree_is_untouched || refuse_dirty_tree
+		old_tarball=$(printf '%s\n' "$old_stamp" | grep '^tarball ' || true)
+	elif [[ -e "$TREE" ]]; then
+		die "$TREE exists but is not a prepared tree; move it away"
+	fi
+
+	if [[ "$old_tarball" != "$(printf '%s\n' "$stamp" | grep '^tarball ')" ]]; then
+		extract_pristine
+	fi
+	apply_series
+	link_kunit_files
+	printf '%s\n' "$stamp" > "$TREE/.git/kunit52-stamp"
+	info "kernel tree ready: $TREE ($(tgit rev-list --count pristine..HEAD) patch(es) on pristine)"
+}
+
+main "$@"
