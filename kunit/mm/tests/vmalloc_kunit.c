@@ -33,8 +33,11 @@ static unsigned int vt_ops = 4000;
 module_param_named(kunit_ops, vt_ops, uint, 0444);
 MODULE_PARM_DESC(kunit_ops, "Operations in the vmalloc KUnit model test");
 
-/* Test blocks are described in pages above a page-aligned, non-zero base. */
-#define VT_BASE		(16UL << PAGE_SHIFT)
+/*
+ * Test blocks are described in pages above a non-zero base aligned to
+ * 1 GiB, so that an alignment in pages means the same relative to the base.
+ */
+#define VT_BASE		(1UL << 30)
 #define VT_ADDR(pg)	(VT_BASE + ((unsigned long)(pg) << PAGE_SHIFT))
 #define VT_PG(addr)	(((addr) - VT_BASE) >> PAGE_SHIFT)
 #define VT_SZ(pg)	((unsigned long)(pg) << PAGE_SHIFT)
@@ -579,11 +582,11 @@ static const struct vt_va_alloc_case vt_va_alloc_cases[] = {
 	{ "lowest address", 2, 1, 0, 0x100, 0x30, { { 0x32, 0x40 } }, 1 },
 	{ "vstart inside the block", 2, 1, 0x35, 0x100, 0x35,
 	  { { 0x30, 0x35 }, { 0x37, 0x40 } }, 2 },
-	{ "aligned start", 2, 8, 0, 0x100, 0x38,
+	{ "aligned start", 2, 8, 0x31, 0x100, 0x38,
 	  { { 0x30, 0x38 }, { 0x3a, 0x40 } }, 2 },
 	{ "ends exactly at vend", 0x10, 1, 0, 0x40, 0x30, { }, 0 },
 	{ "one page past vend", 0x10, 1, 0, 0x3f, -1, { { 0x30, 0x40 } }, 1 },
-	{ "alignment pushes past vend", 2, 8, 0, 0x39, -1, { { 0x30, 0x40 } }, 1 },
+	{ "alignment pushes past vend", 2, 8, 0x31, 0x39, -1, { { 0x30, 0x40 } }, 1 },
 };
 
 KUNIT_ARRAY_PARAM_DESC(vt_va_alloc, vt_va_alloc_cases, desc);
@@ -880,7 +883,7 @@ static const struct vt_match_case vt_match_cases[] = {
 	{ "vstart in a gap", 1, 1, 0x25, 2 },
 	{ "vstart at the last block", 1, 1, 0x60, 4 },
 	{ "vstart past the last block", 1, 1, 0x61, -1 },
-	{ "alignment skips a block", 4, 0x10, 0, 3 },
+	{ "alignment skips the rest of a block", 2, 0x10, 0x22, 2 },
 	{ "alignment inside a block", 2, 4, 0x31, 2 },
 	{ "alignment larger than the space", 1, 0x1000, 0x11, -1 },
 };
@@ -1031,8 +1034,9 @@ static const struct vt_alloc_case vt_alloc_cases[] = {
 	{ "vend before any fit", 5, 1, 0, 0x30, -1 },
 	{ "size over every block", 0x11, 1, 0, 0x100, -1 },
 	{ "vstart past the last block", 1, 1, 0x61, 0x100, -1 },
-	{ "aligned", 2, 8, 0, 0x100, 0x30 },
-	{ "aligned, adjusted search", 4, 16, 0x21, 0x100, 0x40 },
+	{ "aligned, adjusted search skips a block too small for the worst case",
+	  2, 8, 0x21, 0x100, 0x40 },
+	{ "aligned, adjusted search needs size + align - 1", 4, 16, 0x21, 0x100, -1 },
 	{ "aligned, exact range", 4, 8, 0x20, 0x24, 0x20 },
 	{ "exact range too small", 8, 8, 0x20, 0x28, -1 },
 };
@@ -1245,10 +1249,11 @@ static void vmalloc_random_model_test(struct kunit *test)
 		if (m.nlive && prandom_u32_state(&rnd) % 100 < 45) {
 			vt_model_free(test, t, &m, prandom_u32_state(&rnd) % m.nlive);
 			frees++;
-		} else if (!vt_model_alloc(test, t, &m, &rnd, &fails)) {
-			KUNIT_FAIL(test, "op %u, seed %lu", op, vt_seed);
-			return;
 		} else {
+			if (!vt_model_alloc(test, t, &m, &rnd, &fails)) {
+				KUNIT_FAIL(test, "op %u, seed %lu", op, vt_seed);
+				return;
+			}
 			allocs++;
 		}
 		if (!vt_check(test, t) || !vt_model_match(test, t, &m)) {
