@@ -4,6 +4,7 @@
 #   make run                       prepare, build and run every suite on x86_64
 #   make test                      the full gate (both arches, checkpatch, self-tests)
 #   make kunit ARCH=.. SUITE=..    one arch, a suite glob ('vmalloc*', 'suite.case*')
+#   make mutants [ARCH=..]         prove the suites go red on planted kernel bugs
 #   make prepare | series | checkpatch | selftest | clean | distclean
 
 ARCH  ?= x86_64
@@ -16,13 +17,13 @@ SCRIPTS := scripts
 ARCHES  := x86_64 arm64
 
 # Refuse a bad ARCH before doing anything, in one line.
-ifneq ($(filter kunit,$(MAKECMDGOALS)),)
+ifneq ($(filter kunit mutants,$(MAKECMDGOALS)),)
 ifeq ($(filter $(ARCHES),$(ARCH)),)
 $(error unknown ARCH '$(ARCH)' (supported: $(ARCHES)))
 endif
 endif
 
-.PHONY: run test kunit prepare deps series checkpatch selftest clean distclean help
+.PHONY: run test kunit mutants prepare deps series checkpatch selftest clean distclean help
 
 help:
 	@sed -n 's/^#   //p' Makefile
@@ -38,6 +39,9 @@ run: prepare
 
 kunit: prepare
 	@$(SCRIPTS)/kunit.sh '$(ARCH)' '$(SUITE)'
+
+mutants: prepare
+	@$(SCRIPTS)/mutants.sh '$(ARCH)' $(SCRIPTS)/mutations/*.tsv
 
 series: prepare
 	@$(SCRIPTS)/make-series.sh

@@ -1,8 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# The full gate behind "make test": harness self-tests, the series and
-# checkpatch, and every KUnit suite on x86_64 and arm64.  Every step runs
+# The full gate behind "make test": the series and checkpatch, every KUnit
+# suite on x86_64 and arm64, the harness self-tests, and the mutants that
+# prove the suites go red on planted bugs.  Every step runs
 # even after a failure; each adds rows to build/gate/rows.tsv.  Ends with
 # one line of its own, "N passed, N failed", and exits non-zero if any
 # test failed, crashed, hung, timed out or printed no KTAP output.
@@ -61,12 +62,14 @@ main() {
 
 	step deps "$REPO/scripts/deps.sh"
 	step prepare "$REPO/scripts/prepare-tree.sh"
-	step selftest "$REPO/scripts/selftest.sh"
 	step series "$REPO/scripts/make-series.sh"
 	step checkpatch "$REPO/scripts/checkpatch-series.sh"
 	for arch in "${KUNIT52_ARCHES[@]}"; do
 		step "kunit-$arch" "$REPO/scripts/kunit.sh" "$arch" '*'
 	done
+	# After the builds, so that the boot self-tests have a kernel.
+	step selftest "$REPO/scripts/selftest.sh"
+	step mutants "$REPO/scripts/mutants.sh" x86_64 "$REPO"/scripts/mutations/*.tsv
 	printf 'total\t%s\n' $((SECONDS - start)) >> "$GATE/times.tsv"
 	report
 }

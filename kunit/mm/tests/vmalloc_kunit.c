@@ -24,6 +24,7 @@
 #include <linux/moduleparam.h>
 #include <linux/prandom.h>
 #include <linux/random.h>
+#include <linux/sizes.h>
 
 static unsigned long vt_seed;
 module_param_named(kunit_seed, vt_seed, ulong, 0444);
@@ -37,7 +38,7 @@ MODULE_PARM_DESC(kunit_ops, "Operations in the vmalloc KUnit model test");
  * Test blocks are described in pages above a non-zero base aligned to
  * 1 GiB, so that an alignment in pages means the same relative to the base.
  */
-#define VT_BASE		(1UL << 30)
+#define VT_BASE		((unsigned long)SZ_1G)
 #define VT_ADDR(pg)	(VT_BASE + ((unsigned long)(pg) << PAGE_SHIFT))
 #define VT_PG(addr)	(((addr) - VT_BASE) >> PAGE_SHIFT)
 #define VT_SZ(pg)	((unsigned long)(pg) << PAGE_SHIFT)
@@ -904,6 +905,25 @@ static void vmalloc_lowest_match_table_test(struct kunit *test)
 						    VT_ADDR(c->vstart), 0));
 }
 
+/* A size whose end wraps past ULONG_MAX fits nowhere. */
+static void vmalloc_lowest_match_wrap_test(struct kunit *test)
+{
+	struct vt_tree *t = vt_tree(test);
+	unsigned long size;
+	struct vt_snap *snap;
+
+	vt_build(test, t, vt_five, ARRAY_SIZE(vt_five));
+	snap = vt_snapshot(test, t);
+
+	/* From the first block, the end wraps to one page. */
+	size = (ULONG_MAX - VT_ADDR(0x10)) + 1 + PAGE_SIZE;
+	KUNIT_EXPECT_NULL(test, find_vmap_lowest_match(&t->root, size, PAGE_SIZE, 0, false));
+	KUNIT_EXPECT_NULL(test, find_vmap_lowest_match(&t->root, ULONG_MAX & PAGE_MASK,
+						       PAGE_SIZE, 0, false));
+	KUNIT_EXPECT_EQ(test, vt_alloc(t, size, PAGE_SIZE, 0, ULONG_MAX), ULONG_MAX);
+	vt_unchanged(test, t, snap);
+}
+
 /*
  * Against the linear scan of the list, for sizes and alignments from one
  * page to large powers of two and vstart anywhere in (and around) the tree.
@@ -1282,6 +1302,7 @@ static struct kunit_case vmalloc_free_space_test_cases[] = {
 	KUNIT_CASE_PARAM(vmalloc_merge_test, vt_merge_gen_params),
 	KUNIT_CASE(vmalloc_merge_both_in_large_tree_test),
 	KUNIT_CASE_PARAM(vmalloc_lowest_match_table_test, vt_match_gen_params),
+	KUNIT_CASE(vmalloc_lowest_match_wrap_test),
 	KUNIT_CASE(vmalloc_lowest_match_linear_test),
 	KUNIT_CASE(vmalloc_lowest_match_adjusted_test),
 	KUNIT_CASE(vmalloc_alloc_lowest_first_test),

@@ -1,0 +1,90 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Usage: scripts/mutants.sh ARCH MUTATIONS.tsv...
+#
+# Prove that our suites can fail: apply each mutant of each MUTATIONS.tsv
+# (a plausible bug in the code under test) to the prepared tree, one at a
+# time, run the suite named by the file's "# suite: GLOB" line, and expect
+# it to go red (a failure, crash or hang; not a build error).  The tree is restored
+# after each mutant, and on any exit.  Refuses to run on a tree holding
+# edits of yours.  Rows go to $KUNIT52_ROWS (default build/mutants/rows.tsv).
+set -euo pipefail
+# shellcheck source=scripts/lib.sh
+source "$(dirname "$0")/lib.sh"
+
+TREE=${KUNIT52_TREE:-$REPO/work/linux}
+WORK=$REPO/build/mutants
+ROWS=${KUNIT52_ROWS:-$WORK/rows.tsv}
+MUTATED=""
+
+restore() {
+	[[ -z "$MUTATED" ]] || git -C "$TREE" checkout -q -- "$MUTATED"
+	MUTATED=""
+}
+trap restore EXIT
+
+# apply FILE OLD NEW: replace the single occurrence of OLD (\t, \n escapes).
+apply_mutant() {
+	MUTANT_FILE=$TREE/$1 MUTANT_OLD=$2 MUTANT_NEW=$3 perl -e '
+		sub unescape { my $s = shift; $s =~ s/\\t/\t/g; $s =~ s/\\n/\n/g; $s }
+		my ($f, $old, $new) = ($ENV{MUTANT_FILE}, unescape($ENV{MUTANT_OLD}),
+				       unescape($ENV{MUTANT_NEW}));
+		local $/; open(my $in, "<", $f) or die "$f: $!\n"; my $src = <$in>; close $in;
+		my $n = () = $src =~ /\Q$old\E/g;
+		die "expected one match in $f, found $n\n" unless $n == 1;
+		$src =~ s/\Q$old\E/$new/;
+		open(my $out, ">", $f) or die "$f: $!\n"; print $out $src; close $out;'
+	MUTATED=$1
+}
+
+# run_list ARCH LIST: run every mutant of LIST; count into KILLED/SURVIVED.
+run_list() {
+	local arch=$1 list=$2 suite name file old new log rc
+	suite=$(sed -n 's/^# suite: *//p' "$list")
+	[[ -n "$suite" ]] || die "$list has no '# suite: GLOB' line"
+
+	while IFS=$'\t' read -r name file old new; do
+		[[ -z "$name" || "$name" == \#* ]] && continue
+		log=$WORK/$name.log
+		if ! apply_mutant "$file" "$old" "$new" 2> "$log"; then
+			echo "FAIL  $name: cannot apply ($(cat "$log"))" >&2
+			printf 'mutant\t%s (applies)\t0\t1\t0\t%s\n' "$name" "$log" >> "$ROWS"
+			SURVIVED=$((SURVIVED + 1))
+			continue
+		fi
+		rc=0
+		KUNIT52_ROWS=/dev/null KUNIT52_BOOT_TIMEOUT=120 "$REPO/scripts/kunit.sh" "$arch" "$suite" > "$log" 2>&1 || rc=$?
+		restore
+		if [[ $rc -ne 0 ]] && grep -q 'Building KUnit Kernel' "$log" &&
+		   ! grep -q 'ERROR:root:.*error:' "$log"; then
+			printf 'ok    killed   %-36s %s\n' "$name" \
+				"$(grep -m1 -o 'Ran [0-9]* tests.*' "$log" || echo 'crashed or hung')"
+			printf 'mutant\t%s\t1\t0\t0\t%s\n' "$name" "$log" >> "$ROWS"
+			KILLED=$((KILLED + 1))
+		else
+			echo "FAIL  SURVIVED $name: the suite stayed green or did not build (log: $log)" >&2
+			printf 'mutant\t%s\t0\t1\t0\t%s\n' "$name" "$log" >> "$ROWS"
+			SURVIVED=$((SURVIVED + 1))
+		fi
+	done < "$list"
+}
+
+main() {
+	local arch=${1:-} list
+	[[ -n "$arch" && $# -ge 2 ]] || die "usage: ${0##*/} ARCH MUTATIONS.tsv..."
+	shift
+	check_arch "$arch"
+	"$REPO/scripts/prepare-tree.sh" --check-clean
+	mkdir -p "$WORK"
+	KILLED=0
+	SURVIVED=0
+	for list in "$@"; do
+		[[ -f "$list" ]] || die "no such mutation list: $list"
+		run_list "$arch" "$list"
+	done
+	echo "mutants: $KILLED killed, $SURVIVED survived"
+	[[ $SURVIVED -eq 0 ]]
+}
+
+main "$@"
