@@ -806,38 +806,49 @@ static void vmalloc_merge_test(struct kunit *test)
 
 /*
  * Merging with both neighbours deep inside a large tree: the next node
- * must be unlinked before the previous one grows, or rotations leave a
- * stale subtree_max_size.  Fill every second gap of a tree of 1-page holes,
- * in an order that merges on both sides, checking after each.
+ * must be unlinked before the previous one grows, or the rotations of the
+ * erase leave a stale subtree_max_size above it.  Fill the gaps of a tree
+ * of blocks with random sizes in random order, so that every free merges
+ * on both sides, and check the whole tree after each.  The seeds are
+ * fixed so that the case is deterministic.
  */
+static const unsigned int vt_merge_seeds[] = { 1, 2, 3, 4, 5, 6, 7, 8 };
+
+static void vt_merge_seed_desc(const unsigned int *seed, char *desc)
+{
+	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "seed %u", *seed);
+}
+
+KUNIT_ARRAY_PARAM(vt_merge_seed, vt_merge_seeds, vt_merge_seed_desc);
+
 static void vmalloc_merge_both_in_large_tree_test(struct kunit *test)
 {
+	const unsigned int *seed = test->param_value;
 	struct vt_tree *t = vt_tree(test);
+	unsigned long pg = 0, size, total;
+	struct vmap_area *prev;
 	struct rnd_state rnd;
-	unsigned long before;
 	unsigned int i, n;
 
-	prandom_seed_state(&rnd, vt_seed ^ 0x5eed);
-	/* Blocks [2i, 2i + 1) of growing size, with 1-page holes. */
-	for (i = 0; i < VT_MANY; i++)
-		vt_free(test, t, VT_ADDR(4 * i), VT_ADDR(4 * i + 1 + (i & 1)));
+	prandom_seed_state(&rnd, *seed);
+	for (i = 0; i < VT_MANY / 2; i++) {
+		size = 1 + prandom_u32_state(&rnd) % 16;
+		vt_free(test, t, VT_ADDR(pg), VT_ADDR(pg + size));
+		pg += size + 1 + prandom_u32_state(&rnd) % 4;
+	}
 	KUNIT_ASSERT_TRUE(test, vt_check(test, t));
+	total = vt_nth(t, VT_MANY / 2 - 1)->va_end;
 
-	n = VT_MANY;
-	while (n > 1) {
-		struct vmap_area *prev;
-
+	for (n = VT_MANY / 2; n > 1; n--) {
 		i = prandom_u32_state(&rnd) % (n - 1);
 		prev = vt_nth(t, i);
-		before = vt_free_size(t);
 		vt_free(test, t, prev->va_end, list_next_entry(prev, list)->va_start);
-		n--;
-		KUNIT_ASSERT_EQ(test, vt_count(t), n);
-		KUNIT_ASSERT_GT(test, vt_free_size(t), before);
+		KUNIT_ASSERT_EQ(test, vt_count(t), n - 1);
 		if (!vt_check(test, t))
 			return;
 	}
-	vt_expect_blocks(test, t, &(struct vt_range){ 0, 4 * (VT_MANY - 1) + 2 }, 1);
+	KUNIT_EXPECT_EQ(test, vt_nth(t, 0)->va_start, VT_ADDR(0));
+	KUNIT_EXPECT_EQ(test, vt_nth(t, 0)->va_end, total);
 }
 
 /* ---------------------------------------------------------------------- */
@@ -1058,6 +1069,7 @@ static const struct vt_alloc_case vt_alloc_cases[] = {
 	  2, 8, 0x21, 0x100, 0x40 },
 	{ "aligned, adjusted search needs size + align - 1", 4, 16, 0x21, 0x100, -1 },
 	{ "aligned, exact range", 4, 8, 0x20, 0x24, 0x20 },
+	{ "aligned, exact range below the root's right child", 8, 8, 0x30, 0x38, 0x30 },
 	{ "exact range too small", 8, 8, 0x20, 0x28, -1 },
 };
 
@@ -1300,7 +1312,7 @@ static struct kunit_case vmalloc_free_space_test_cases[] = {
 	KUNIT_CASE(vmalloc_propagate_comment_example_test),
 	KUNIT_CASE_PARAM(vmalloc_propagate_many_test, vt_order_gen_params),
 	KUNIT_CASE_PARAM(vmalloc_merge_test, vt_merge_gen_params),
-	KUNIT_CASE(vmalloc_merge_both_in_large_tree_test),
+	KUNIT_CASE_PARAM(vmalloc_merge_both_in_large_tree_test, vt_merge_seed_gen_params),
 	KUNIT_CASE_PARAM(vmalloc_lowest_match_table_test, vt_match_gen_params),
 	KUNIT_CASE(vmalloc_lowest_match_wrap_test),
 	KUNIT_CASE(vmalloc_lowest_match_linear_test),
