@@ -4,11 +4,14 @@
 #   make run                       prepare, build and run every suite on x86_64
 #   make test                      the full gate (both arches, checkpatch, self-tests)
 #   make kunit ARCH=.. SUITE=..    one arch, a suite glob ('vmalloc*', 'suite.case*')
+#   make system ARCH=.. [TESTS=..] full-system boots: guest tests (scripts/guest/*_test.c)
+#   make boot ARCH=..              an interactive shell in the guest
 #   make mutants [ARCH=..]         prove the suites go red on planted kernel bugs
 #   make prepare | series | checkpatch | selftest | clean | distclean
 
 ARCH  ?= x86_64
 SUITE ?= *
+TESTS ?= *
 
 # Our ARCH means the QEMU target; never pass it on to the kernel's make.
 unexport ARCH
@@ -17,13 +20,13 @@ SCRIPTS := scripts
 ARCHES  := x86_64 arm64
 
 # Refuse a bad ARCH before doing anything, in one line.
-ifneq ($(filter kunit mutants,$(MAKECMDGOALS)),)
+ifneq ($(filter kunit system boot mutants,$(MAKECMDGOALS)),)
 ifeq ($(filter $(ARCHES),$(ARCH)),)
 $(error unknown ARCH '$(ARCH)' (supported: $(ARCHES)))
 endif
 endif
 
-.PHONY: run test kunit mutants prepare deps series checkpatch selftest clean distclean help
+.PHONY: run test kunit system boot mutants prepare deps series checkpatch selftest clean distclean help
 
 help:
 	@sed -n 's/^#   //p' Makefile
@@ -39,6 +42,14 @@ run: prepare
 
 kunit: prepare
 	@$(SCRIPTS)/kunit.sh '$(ARCH)' '$(SUITE)'
+
+# The guest boots the kernel of the KUnit build: build it first.
+system: kunit
+	@$(SCRIPTS)/system.sh '$(ARCH)' '$(TESTS)'
+
+boot: prepare
+	@test -e build/$(ARCH)/.config || $(SCRIPTS)/kunit.sh '$(ARCH)' '*'
+	@$(SCRIPTS)/system.sh --shell '$(ARCH)'
 
 mutants: prepare
 	@$(SCRIPTS)/mutants.sh '$(ARCH)' $(SCRIPTS)/mutations/*.tsv

@@ -7,7 +7,9 @@ QEMU_ARCH = QemuArchParams(linux_arch='arm64',
 			   kconfig='''
 CONFIG_SERIAL_AMBA_PL011=y
 CONFIG_SERIAL_AMBA_PL011_CONSOLE=y
-CONFIG_SMP=y''',
+CONFIG_SMP=y
+# virtio transport for the full-system boots (scripts/system.sh)
+CONFIG_VIRTIO_MMIO=y''',
 			   qemu_arch='aarch64',
 			   kernel_path='arch/arm64/boot/Image.gz',
 			   kernel_command_line='console=ttyAMA0 panic=-1',

@@ -7,7 +7,10 @@ QEMU_ARCH = QemuArchParams(linux_arch='x86_64',
 			   kconfig='''
 CONFIG_SERIAL_8250=y
 CONFIG_SERIAL_8250_CONSOLE=y
-CONFIG_SMP=y''',
+CONFIG_SMP=y
+# virtio transport for the full-system boots (scripts/system.sh)
+CONFIG_PCI=y
+CONFIG_VIRTIO_PCI=y''',
 			   qemu_arch='x86_64',
 			   kernel_path='arch/x86/boot/bzImage',
 			   kernel_command_line='console=ttyS0 panic=-1',

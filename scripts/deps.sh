@@ -15,6 +15,8 @@ PACKAGES=(
 	gcc-aarch64-linux-gnu qemu-system-x86 qemu-system-arm
 	# harness self-tests
 	shellcheck
+	# full-system boots: initramfs assembly, static guest programs
+	cpio binutils libc6-dev-arm64-cross
 )
 
 missing_packages() {
@@ -25,8 +27,19 @@ missing_packages() {
 	done
 }
 
+# The arm64 guest's Debian packages are downloaded (never installed) with
+# apt-get download PKG:arm64, which needs arm64 package lists.
+enable_arm64_lists() {
+	dpkg --print-foreign-architectures | grep -qx arm64 && return 0
+	[[ $(id -u) -eq 0 ]] || die "arm64 package lists missing; as root: dpkg --add-architecture arm64 && apt-get update"
+	info "adding arm64 package lists (dpkg --add-architecture arm64)"
+	dpkg --add-architecture arm64
+	apt-get update -q >/dev/null || die "apt-get update failed"
+}
+
 main() {
 	local -a missing
+	enable_arm64_lists
 	mapfile -t missing < <(missing_packages)
 	[[ ${#missing[@]} -eq 0 ]] && return 0
 	[[ $(id -u) -eq 0 ]] || die "missing Debian packages (${missing[*]}); run as root or: apt-get install ${missing[*]}"

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # The full gate behind "make test": the series and checkpatch, every KUnit
-# suite on x86_64 and arm64, the harness self-tests, and the mutants that
+# suite and every full-system test on x86_64 and arm64, the harness self-tests, and the mutants that
 # prove the suites go red on planted bugs.  Every step runs
 # even after a failure; each adds rows to build/gate/rows.tsv.  Ends with
 # one line of its own, "N passed, N failed", and exits non-zero if any
@@ -66,6 +66,7 @@ main() {
 	step checkpatch "$REPO/scripts/checkpatch-series.sh"
 	for arch in "${KUNIT52_ARCHES[@]}"; do
 		step "kunit-$arch" "$REPO/scripts/kunit.sh" "$arch" '*'
+		step "system-$arch" "$REPO/scripts/system.sh" "$arch"
 	done
 	# After the builds, so that the boot self-tests have a kernel.
 	step selftest "$REPO/scripts/selftest.sh"

@@ -4,12 +4,14 @@
 
 Usage: kunit-summary.py RESULTS.json ARCH ROWS.tsv LOG
 
-Appends "kunit<TAB>ARCH/SUITE<TAB>passed<TAB>failed<TAB>skipped<TAB>LOG"
+Appends "AREA<TAB>ARCH/SUITE<TAB>passed<TAB>failed<TAB>skipped<TAB>LOG"
 rows to ROWS.tsv and prints a table.  Every parameter of a parameterized
 case counts as one test.  No results at all is one failure (missing KTAP
-output).  Exit status: 0 if nothing failed.
+output).  AREA is $KUNIT52_AREA (default kunit).  Exit status: 0 if
+nothing failed.
 """
 import json
+import os
 import sys
 
 
@@ -23,6 +25,7 @@ def leaves(group):
 
 def main():
     path, arch, rows_path, log = sys.argv[1:5]
+    area = os.environ.get('KUNIT52_AREA', 'kunit')
     try:
         with open(path, encoding='utf-8') as f:
             top = json.load(f)
@@ -46,7 +49,7 @@ def main():
     with open(rows_path, 'a', encoding='utf-8') as out:
         for name, total, passed, skipped, failed in rows:
             print(f'{arch:8} {name:32} {total:6} {passed:7} {failed:7} {skipped:8}')
-            out.write(f'kunit\t{arch}/{name}\t{passed}\t{failed}\t{skipped}\t{log}\n')
+            out.write(f'{area}\t{arch}/{name}\t{passed}\t{failed}\t{skipped}\t{log}\n')
     return 1 if any(r[4] for r in rows) else 0
 
 

@@ -2,6 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Usage: scripts/mutants.sh ARCH MUTATIONS.tsv...
+#        scripts/mutants.sh --check MUTATIONS.tsv...   (only: does each apply?)
 #
 # Prove that our suites can fail: apply each mutant of each MUTATIONS.tsv
 # (a plausible bug in the code under test) to the prepared tree, one at a
@@ -24,10 +25,11 @@ restore() {
 }
 trap restore EXIT
 
-# apply FILE OLD NEW: replace the single occurrence of OLD (\t, \n escapes).
+# apply_mutant FILE OLD NEW: replace the single occurrence of OLD (escapes: \t tab,
+# \n newline, \\ backslash).
 apply_mutant() {
-	MUTANT_FILE=$TREE/$1 MUTANT_OLD=$2 MUTANT_NEW=$3 perl -e '
-		sub unescape { my $s = shift; $s =~ s/\\t/\t/g; $s =~ s/\\n/\n/g; $s }
+	MUTANT_FILE=${MUTANT_ROOT:-$TREE}/$1 MUTANT_OLD=$2 MUTANT_NEW=$3 perl -e '
+		sub unescape { my $s = shift; $s =~ s/\\(.)/$1 eq "t" ? "\t" : $1 eq "n" ? "\n" : $1/ge; $s }
 		my ($f, $old, $new) = ($ENV{MUTANT_FILE}, unescape($ENV{MUTANT_OLD}),
 				       unescape($ENV{MUTANT_NEW}));
 		local $/; open(my $in, "<", $f) or die "$f: $!\n"; my $src = <$in>; close $in;
@@ -35,7 +37,24 @@ apply_mutant() {
 		die "expected one match in $f, found $n\n" unless $n == 1;
 		$src =~ s/\Q$old\E/$new/;
 		open(my $out, ">", $f) or die "$f: $!\n"; print $out $src; close $out;'
-	MUTATED=$1
+	[[ -n "${MUTANT_ROOT:-}" ]] || MUTATED=$1
+}
+
+# check_list LIST: every mutant applies, once, to a copy of its file.
+check_list() {
+	local list=$1 name file old new rc=0
+	while IFS=$'\t' read -r name file old new; do
+		[[ -z "$name" || "$name" == \#* ]] && continue
+		mkdir -p "$WORK/check/$(dirname "$file")"
+		cp "$TREE/$file" "$WORK/check/$file"
+		if MUTANT_ROOT=$WORK/check apply_mutant "$file" "$old" "$new"; then
+			echo "ok    applies  $name"
+		else
+			echo "FAIL  $name does not apply" >&2
+			rc=1
+		fi
+	done < "$list"
+	return "$rc"
 }
 
 # run_list ARCH LIST: run every mutant of LIST; count into KILLED/SURVIVED.
@@ -71,8 +90,16 @@ run_list() {
 }
 
 main() {
-	local arch=${1:-} list
-	[[ -n "$arch" && $# -ge 2 ]] || die "usage: ${0##*/} ARCH MUTATIONS.tsv..."
+	local arch=${1:-} list rc=0
+	if [[ "$arch" == --check ]]; then
+		shift
+		mkdir -p "$WORK"
+		for list in "$@"; do
+			check_list "$list" || rc=1
+		done
+		return "$rc"
+	fi
+	[[ -n "$arch" && $# -ge 2 ]] || die "usage: ${0##*/} ARCH MUTATIONS.tsv... | --check MUTATIONS.tsv..."
 	shift
 	check_arch "$arch"
 	"$REPO/scripts/prepare-tree.sh" --check-clean

@@ -210,6 +210,26 @@ t_boot_hang() {
 	awk -F'\t' '$4 > 0 { f = 1 } END { exit !f }' "$WORK/hang-rows.tsv"
 }
 
+# Every planted bug of scripts/mutations/ still applies to the tree.
+t_mutants_apply() {
+	"$REPO/scripts/mutants.sh" --check "$REPO"/scripts/mutations/*.tsv
+}
+
+# A guest that panics must fail the full-system run, quickly.
+t_system_panic() {
+	fails env KUNIT52_SYSTEM_ARGS=kunit52.inject=panic KUNIT52_SYSTEM_TIMEOUT=300 \
+		KUNIT52_ROWS="$WORK/panic-rows.tsv" "$REPO/scripts/system.sh" x86_64
+	grep -q $'kernel-report\t0\t1' "$WORK/panic-rows.tsv"
+	grep -q 'Kernel panic' "$REPO/build/x86_64/system/console.log"
+}
+
+# A guest that hangs must fail at the time limit.
+t_system_hang() {
+	fails env KUNIT52_SYSTEM_ARGS=kunit52.inject=hang KUNIT52_SYSTEM_TIMEOUT=60 \
+		KUNIT52_ROWS="$WORK/hang-sys-rows.tsv" "$REPO/scripts/system.sh" x86_64
+	grep -q $'did not finish)\t0\t1' "$WORK/hang-sys-rows.tsv"
+}
+
 main() {
 	rm -rf "$WORK"
 	mkdir -p "$WORK"
@@ -223,12 +243,17 @@ main() {
 	check prepare-tree-keeps-edits t_prepare_tree
 	check series-folds-tests t_series_folds_tests
 	check summary-counts-failures t_summary
+	check mutants-apply t_mutants_apply
 	if have_kernel; then
 		check boot-without-ktap-fails t_boot_no_ktap
 		check boot-hang-times-out t_boot_hang
+		check system-panic-fails t_system_panic
+		check system-hang-fails t_system_hang
 	else
 		record boot-without-ktap-fails skip
 		record boot-hang-times-out skip
+		record system-panic-fails skip
+		record system-hang-fails skip
 	fi
 	return "$FAILED"
 }

@@ -1,0 +1,115 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Usage: scripts/initramfs.sh ARCH
+#
+# Assemble build/ARCH/system/initramfs.cpio.gz for the full-system boots:
+# busybox-static and the guest tools we need (dmsetup, with the shared
+# libraries it links) from Debian packages for ARCH, unpacked with
+# "dpkg -x" (nothing is installed on the host), our /init, and our guest
+# test programs (scripts/guest/*_test.c) built static for ARCH.
+set -euo pipefail
+# shellcheck source=scripts/lib.sh
+source "$(dirname "$0")/lib.sh"
+
+# Debian packages whose files the guest uses; libraries are found by
+# following each program's DT_NEEDED entries through these.
+GUEST_DEBS=(busybox-static dmsetup libdevmapper1.02.1 libc6 libselinux1 libudev1
+	    libpcre2-8-0 libcap2)
+# Programs copied from the packages, with their libraries.
+GUEST_TOOLS=(sbin/dmsetup)
+
+deb_arch() {
+	case $1 in x86_64) echo amd64 ;; arm64) echo arm64 ;; esac
+}
+
+triplet() {
+	case $1 in x86_64) echo x86_64-linux-gnu ;; arm64) echo aarch64-linux-gnu ;; esac
+}
+
+guest_cc() {
+	case $1 in x86_64) echo gcc ;; arm64) echo aarch64-linux-gnu-gcc ;; esac
+}
+
+# Download and unpack the guest packages into STAGE (once per version).
+stage_debs() {
+	local arch=$1 stage=$2 debs=$2/debs p darch
+	darch=$(deb_arch "$arch")
+	mkdir -p "$debs" "$stage/root"
+	for p in "${GUEST_DEBS[@]}"; do
+		compgen -G "$debs/${p}_*_${darch}.deb" > /dev/null && continue
+		(cd "$debs" && apt-get download -q "$p:$darch" > /dev/null 2>&1) ||
+			die "cannot download Debian package $p:$darch (apt-get update? for arm64: dpkg --add-architecture arm64)"
+	done
+	for p in "$debs"/*.deb; do
+		dpkg -x "$p" "$stage/root"
+	done
+}
+
+# Find a library by soname in the staged packages.
+find_lib() {
+	local stage=$1 tri=$2 name=$3 d
+	for d in "lib/$tri" "usr/lib/$tri" lib usr/lib; do
+		if [[ -e "$stage/root/$d/$name" ]]; then
+			echo "$d/$name"
+			return 0
+		fi
+	done
+	return 1
+}
+
+# Copy ELF file REL (relative to the staged root) into ROOT with every
+# library it needs, recursively, and its interpreter.
+copy_with_libs() {
+	local stage=$1 tri=$2 root=$3 rel=$4 lib interp
+	[[ -e "$root/$rel" ]] && return 0
+	mkdir -p "$root/$(dirname "$rel")"
+	cp -L "$stage/root/$rel" "$root/$rel"
+	interp=$(readelf -l "$stage/root/$rel" 2>/dev/null |
+		sed -n 's/.*Requesting program interpreter: \(.*\)\]/\1/p')
+	if [[ -n "$interp" && ! -e "$root$interp" ]]; then
+		mkdir -p "$root$(dirname "$interp")"
+		cp -L "$stage/root$interp" "$root$interp"
+	fi
+	while read -r lib; do
+		local found
+		found=$(find_lib "$stage" "$tri" "$lib") ||
+			die "$rel needs $lib, which no staged package provides (add it to GUEST_DEBS)"
+		copy_with_libs "$stage" "$tri" "$root" "$found"
+	done < <(readelf -d "$stage/root/$rel" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p')
+}
+
+build_guest_tests() {
+	local arch=$1 out=$2 src cc
+	cc=$(guest_cc "$arch")
+	mkdir -p "$out"
+	for src in "$REPO"/scripts/guest/*_test.c; do
+		"$cc" -static -O2 -Wall -Wextra -Werror -o "$out/$(basename "${src%.c}")" "$src" ||
+			die "cannot build guest test $(basename "$src") for $arch"
+	done
+}
+
+main() {
+	local arch=${1:-} sys stage root tri t
+	[[ $# -eq 1 ]] || die "usage: ${0##*/} ARCH"
+	check_arch "$arch"
+	sys=$REPO/build/$arch/system
+	stage=$REPO/build/debs/$arch
+	root=$sys/initramfs
+	tri=$(triplet "$arch")
+
+	stage_debs "$arch" "$stage"
+	rm -rf "$root"
+	mkdir -p "$root"/{bin,sbin,dev,proc,sys,tmp,run,tests}
+	cp "$stage/root/bin/busybox" "$root/bin/busybox"
+	for t in "${GUEST_TOOLS[@]}"; do
+		copy_with_libs "$stage" "$tri" "$root" "$t"
+	done
+	install -m 0755 "$REPO/scripts/guest/init" "$root/init"
+	build_guest_tests "$arch" "$root/tests"
+	(cd "$root" && find . -print0 | LC_ALL=C sort -z |
+		cpio -o -0 -H newc --quiet -R 0:0) | gzip -1 > "$sys/initramfs.cpio.gz"
+	info "initramfs for $arch: $sys/initramfs.cpio.gz ($(du -h "$sys/initramfs.cpio.gz" | cut -f1))"
+}
+
+main "$@"
