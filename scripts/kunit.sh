@@ -17,9 +17,11 @@ TREE=${KUNIT52_TREE:-$REPO/work/linux}
 BUILD_TIMEOUT=${KUNIT52_BUILD_TIMEOUT:-3600}	# whole kunit.py run, seconds
 BOOT_TIMEOUT=${KUNIT52_BOOT_TIMEOUT:-600}	# one QEMU boot, seconds
 # For the harness self-tests: "exec" boots the existing kernel without
-# building; extra kernel arguments are appended to the command line.
+# building; extra kernel arguments are appended to the command line, and
+# extra QEMU arguments to QEMU's.
 MODE=${KUNIT52_KUNIT_MODE:-run}
 KERNEL_ARGS=${KUNIT52_KERNEL_ARGS:-}
+QEMU_ARGS=${KUNIT52_QEMU_ARGS:-}
 
 usage() {
 	echo "usage: ${0##*/} ARCH [SUITE_GLOB]   (ARCH: ${KUNIT52_ARCHES[*]})" >&2
@@ -71,6 +73,7 @@ kunit_args() {
 		fi
 	fi
 	[[ -z "$KERNEL_ARGS" ]] || echo "--kernel_args=$KERNEL_ARGS"
+	[[ -z "$QEMU_ARGS" ]] || echo "--qemu_args=$QEMU_ARGS"
 	printf '%s\n' "$suite"
 }
 
