@@ -26,3 +26,10 @@ check_arch() {
 	done
 	die "unknown ARCH '$1' (supported: ${KUNIT52_ARCHES[*]})"
 }
+
+# list_sources DIR: files under DIR (the kunit/ test sources), relative to
+# it, sorted; nothing if DIR does not exist.
+list_sources() {
+	[[ -d "$1" ]] || return 0
+	(cd "$1" && find . -type f ! -name '*~' | sed 's|^\./||' | LC_ALL=C sort)
+}

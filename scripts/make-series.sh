@@ -51,7 +51,7 @@ main() {
 	[[ -d "$TREE/.git" ]] || die "no prepared tree at $TREE (run: make prepare)"
 	[[ -z "$(tgit status --porcelain)" ]] ||
 		info "warning: uncommitted edits in $TREE are not in the series"
-	mapfile -t files < <(cd "$KUNITDIR" && find . -type f ! -name '*~' | sed 's|^\./||' | LC_ALL=C sort)
+	mapfile -t files < <(list_sources "$KUNITDIR")
 
 	parent=$(tgit rev-parse pristine)
 	for commit in $(tgit rev-list --reverse pristine..HEAD); do

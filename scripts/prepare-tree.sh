@@ -39,8 +39,7 @@ series_patches() {
 
 # Test sources, relative to kunit/, sorted.
 kunit_files() {
-	[[ -d "$KUNITDIR" ]] || return 0
-	(cd "$KUNITDIR" && find . -type f ! -name '*~' | sed 's|^\./||' | LC_ALL=C sort)
+	list_sources "$KUNITDIR"
 }
 
 # What the prepared tree was made from.  Test file contents are not part

@@ -112,6 +112,15 @@ static bool dmsetup_says(const char *what, const char *want)
 	return !rc && !strcmp(out, want);
 }
 
+/* dmsetup status prints "0 <len> dust <dev> <read mode> <log mode>". */
+static bool status_says(const char *modes)
+{
+	char want[128];
+
+	snprintf(want, sizeof(want), "0 %llu dust %s %s", TARGET_SECTORS, disk_devno, modes);
+	return dmsetup_says("status", want);
+}
+
 /*
  * Create a device; without udev in the guest, dmsetup mknodes makes its
  * /dev/mapper node.
@@ -298,10 +307,9 @@ static bool check_disk(const struct config *c, const unsigned long long *written
 static void test_config(const struct config *c)
 {
 	unsigned long long nblocks = TARGET_SECTORS / (c->blksz / SECTOR);
-	unsigned long long written[3] = { 67, 80, 81 };
+	static const unsigned long long written[] = { 67, 80, 81 };
 	char table[128], want[256], msg[64];
 	void *buf = aligned(c->blksz);
-	const char *tag;
 	bool ok;
 
 	printf("# blksz %u, offset %llu\n", c->blksz, c->offset);
@@ -317,8 +325,7 @@ static void test_config(const struct config *c)
 	snprintf(want, sizeof(want), "0 %llu dust %s %llu %u", TARGET_SECTORS, disk_devno,
 		 c->offset, c->blksz);
 	ktap_ok(dmsetup_says("table", want), "blksz %u: dmsetup table", c->blksz);
-	snprintf(want, sizeof(want), "0 %llu dust %s bypass verbose", TARGET_SECTORS, disk_devno);
-	ktap_ok(dmsetup_says("status", want), "blksz %u: dmsetup status (bypass verbose)",
+	ktap_ok(status_says("bypass verbose"), "blksz %u: dmsetup status (bypass verbose)",
 		c->blksz);
 
 	/* Adding, listing, counting, querying. */
@@ -350,9 +357,8 @@ static void test_config(const struct config *c)
 
 	/* Enabled: bad blocks fail with EIO, good blocks read their data. */
 	ktap_ok(message_says("enable", ""), "blksz %u: enable", c->blksz);
-	snprintf(want, sizeof(want), "0 %llu dust %s fail_read_on_bad_block verbose",
-		 TARGET_SECTORS, disk_devno);
-	ktap_ok(dmsetup_says("status", want), "blksz %u: status fail_read_on_bad_block", c->blksz);
+	ktap_ok(status_says("fail_read_on_bad_block verbose"),
+		"blksz %u: status fail_read_on_bad_block", c->blksz);
 	ktap_ok(read_block(c, 67, buf) == -EIO && read_block(c, 60, buf) == -EIO,
 		"blksz %u: enabled: reading a bad block fails with EIO", c->blksz);
 	ktap_ok(block_has_pattern(c, 66) && block_has_pattern(c, 68) && block_has_pattern(c, 0) &&
@@ -375,9 +381,7 @@ static void test_config(const struct config *c)
 
 	/* Quiet mode silences add/remove/remap lines. */
 	ktap_ok(message_says("quiet", ""), "blksz %u: quiet", c->blksz);
-	snprintf(want, sizeof(want), "0 %llu dust %s fail_read_on_bad_block quiet",
-		 TARGET_SECTORS, disk_devno);
-	ktap_ok(dmsetup_says("status", want), "blksz %u: status quiet", c->blksz);
+	ktap_ok(status_says("fail_read_on_bad_block quiet"), "blksz %u: status quiet", c->blksz);
 	klog_clear();
 	memset(buf, 0xa5, c->blksz);
 	ok = message_says("addbadblock 80", "") && write_block(c, 80, buf) == 0 &&
@@ -416,8 +420,7 @@ static void test_config(const struct config *c)
 		ktap_ok(ok, "blksz %u: malformed messages fail, block %llu is past the end",
 			c->blksz, nblocks);
 		ktap_ok(message_says("listbadblocks", "60\n72") &&
-			dmsetup_says("status", (snprintf(want, sizeof(want),
-				"0 %llu dust %s bypass verbose", TARGET_SECTORS, disk_devno), want)),
+			status_says("bypass verbose"),
 			"blksz %u: ... and change nothing", c->blksz);
 	}
 
@@ -433,10 +436,9 @@ static void test_config(const struct config *c)
 		access(dust_dev(), F_OK),
 		"blksz %u: dmsetup remove leaves no device", c->blksz);
 
-	tag = "data integrity";
-	ktap_ok(check_disk(c, written, 3),
-		"blksz %u: %s: every other sector of the disk still holds the pattern",
-		c->blksz, tag);
+	ktap_ok(check_disk(c, written, sizeof(written) / sizeof(written[0])),
+		"blksz %u: data integrity: every other sector of the disk still holds the pattern",
+		c->blksz);
 	free(buf);
 }
 
