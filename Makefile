@@ -7,11 +7,15 @@
 #   make system ARCH=.. [TESTS=..] full-system boots: guest tests (scripts/guest/*_test.c)
 #   make boot ARCH=..              an interactive shell in the guest
 #   make mutants [ARCH=..]         prove the suites go red on planted kernel bugs
+#   make bench [BENCH_COLD=1]      figures (vmalloc search scaling, the loop) -> docs/benchmarks.md
+#   make soak [ARCH=..] [SOAK_SECONDS=600] [SEED=..]  the vmalloc model test over many seeds
 #   make prepare | series | checkpatch | selftest | clean | distclean
 
 ARCH  ?= x86_64
 SUITE ?= *
 TESTS ?= *
+SOAK_SECONDS ?= 600
+SEED  ?=
 
 # Our ARCH means the QEMU target; never pass it on to the kernel's make.
 unexport ARCH
@@ -20,13 +24,13 @@ SCRIPTS := scripts
 ARCHES  := x86_64 arm64
 
 # Refuse a bad ARCH before doing anything, in one line.
-ifneq ($(filter kunit system boot mutants,$(MAKECMDGOALS)),)
+ifneq ($(filter kunit system boot mutants soak,$(MAKECMDGOALS)),)
 ifeq ($(filter $(ARCHES),$(ARCH)),)
 $(error unknown ARCH '$(ARCH)' (supported: $(ARCHES)))
 endif
 endif
 
-.PHONY: run test kunit system boot mutants prepare deps series checkpatch selftest clean distclean help
+.PHONY: run test kunit system boot mutants bench soak prepare deps series checkpatch selftest clean distclean help
 
 help:
 	@sed -n 's/^#   //p' Makefile
@@ -53,6 +57,12 @@ boot: prepare
 
 mutants: prepare
 	@$(SCRIPTS)/mutants.sh '$(ARCH)' $(SCRIPTS)/mutations/*.tsv
+
+bench: prepare
+	@$(SCRIPTS)/bench.sh $(if $(filter 1,$(BENCH_COLD)),--cold)
+
+soak: prepare
+	@$(SCRIPTS)/soak.sh '$(ARCH)' '$(SOAK_SECONDS)' $(SEED)
 
 series: prepare
 	@$(SCRIPTS)/make-series.sh

@@ -23,6 +23,26 @@ applies() {
 	GIT_INDEX_FILE=$INDEX git -C "$TREE" apply --cached "$1" 2>/dev/null
 }
 
+# Does MAINTAINERS (pristine) already cover every file PATCH creates, by
+# an "F:" directory entry?  Then checkpatch's FILE_PATH_CHANGES warning
+# ("does MAINTAINERS need updating?") is answered: no.
+new_files_maintained() {
+	local f dirs
+	dirs=$(git -C "$TREE" show pristine:MAINTAINERS | sed -n 's|^F:[[:space:]]*\(.*/\)$|\1|p')
+	while read -r f; do
+		dirs_of "$f" | grep -qxF -f <(printf '%s\n' "$dirs") || return 1
+	done < <(sed -n 's/^ create mode [0-7]* //p' "$1")
+}
+
+# Every leading directory of PATH, with a trailing slash.
+dirs_of() {
+	local d=$1
+	while [[ $d == */* ]]; do
+		d=${d%/*}
+		echo "$d/"
+	done
+}
+
 # Print "errors warnings checks" from checkpatch's output in LOG.
 checkpatch_counts() {
 	sed -n 's/^total: \([0-9]*\) errors, \([0-9]*\) warnings, \([0-9]*\) checks.*/\1 \2 \3/p' "$1" |
@@ -30,7 +50,7 @@ checkpatch_counts() {
 }
 
 main() {
-	local p log name counts errors warnings checks failed=0
+	local p log name counts errors warnings checks ignore failed=0
 	local -a patches
 	[[ -d "$TREE/.git" ]] || die "no prepared tree at $TREE (run: make prepare)"
 	mapfile -t patches < <(find "$SERIES" -maxdepth 1 -name '*.patch' | LC_ALL=C sort)
@@ -48,8 +68,10 @@ main() {
 			continue
 		fi
 		# UNKNOWN_COMMIT_ID: our tree has no upstream history to look ids up in.
+		ignore=UNKNOWN_COMMIT_ID
+		new_files_maintained "$p" && ignore+=,FILE_PATH_CHANGES
 		(cd "$TREE" && perl scripts/checkpatch.pl --strict --color=never \
-			--ignore UNKNOWN_COMMIT_ID "$p") > "$log" 2>&1 || true
+			--ignore "$ignore" "$p") > "$log" 2>&1 || true
 		counts=$(checkpatch_counts "$log")
 		read -r errors warnings checks <<< "${counts:-1 0 0}"
 		if [[ $errors -eq 0 && $warnings -eq 0 ]]; then

@@ -6,11 +6,14 @@
 # Assemble build/ARCH/system/initramfs.cpio.gz for the full-system boots:
 # busybox-static and the guest tools we need (dmsetup, with the shared
 # libraries it links) from Debian packages for ARCH, unpacked with
-# "dpkg -x" (nothing is installed on the host), our /init, and our guest
-# test programs (scripts/guest/*_test.c) built static for ARCH.
+# "dpkg -x" (nothing is installed on the host), our /init, our guest
+# test programs (scripts/guest/*_test.c) and the kernel's own selftests
+# listed in SELFTESTS (from the prepared tree), all built static for ARCH.
 set -euo pipefail
 # shellcheck source=scripts/lib.sh
 source "$(dirname "$0")/lib.sh"
+
+TREE=${KUNIT52_TREE:-$REPO/work/linux}
 
 # Debian packages whose files the guest uses; libraries are found by
 # following each program's DT_NEEDED entries through these.
@@ -18,6 +21,10 @@ GUEST_DEBS=(busybox-static dmsetup libdevmapper1.02.1 libc6 libselinux1 libudev1
 	    libpcre2-8-0 libcap2)
 # Programs copied from the packages, with their libraries.
 GUEST_TOOLS=(sbin/dmsetup)
+# Kernel selftests run as guest tests: "name: sources" under
+# tools/testing/selftests.  They keep their names (test_freezer looks for
+# "(test_freezer)" in /proc/PID/stat).
+SELFTESTS=("test_freezer: cgroup/test_freezer.c cgroup/cgroup_util.c")
 
 deb_arch() {
 	case $1 in x86_64) echo amd64 ;; arm64) echo arm64 ;; esac
@@ -89,6 +96,19 @@ build_guest_tests() {
 	done
 }
 
+build_selftests() {
+	local arch=$1 out=$2 st name srcs cc dir=$TREE/tools/testing/selftests
+	cc=$(guest_cc "$arch")
+	[[ -d "$dir" ]] || die "no prepared tree at $TREE (run: make prepare)"
+	for st in "${SELFTESTS[@]}"; do
+		name=${st%%:*}
+		read -ra srcs <<< "${st#*:}"
+		"$cc" -static -O2 -pthread -I"$dir" -o "$out/$name" \
+			"${srcs[@]/#/$dir/}" ||
+			die "cannot build selftest $name for $arch"
+	done
+}
+
 main() {
 	local arch=${1:-} sys stage root tri t
 	[[ $# -eq 1 ]] || die "usage: ${0##*/} ARCH"
@@ -107,6 +127,7 @@ main() {
 	done
 	install -m 0755 "$REPO/scripts/guest/init" "$root/init"
 	build_guest_tests "$arch" "$root/tests"
+	build_selftests "$arch" "$root/tests"
 	(cd "$root" && find . -print0 | LC_ALL=C sort -z |
 		cpio -o -0 -H newc --quiet -R 0:0) | gzip -1 > "$sys/initramfs.cpio.gz"
 	info "initramfs for $arch: $sys/initramfs.cpio.gz ($(du -h "$sys/initramfs.cpio.gz" | cut -f1))"

@@ -74,6 +74,14 @@ t_unknown_suite() {
 		"$REPO/scripts/kunit.sh" x86_64 'nosuch*'
 }
 
+t_soak_bad_input() {
+	expect_error "$WORK/soak-arch" "unknown ARCH 'mips'" "$REPO/scripts/soak.sh" mips 10
+	expect_error "$WORK/soak-secs" "SECONDS must be a positive number" \
+		"$REPO/scripts/soak.sh" x86_64 10m
+	expect_error "$WORK/soak-seed" "SEED must be a positive number" \
+		"$REPO/scripts/soak.sh" x86_64 10 -5
+}
+
 t_make_unknown_arch() {
 	expect_error "$WORK/make-arch" "unknown ARCH 'sparc'" \
 		make -s --no-print-directory -C "$REPO" kunit ARCH=sparc
@@ -241,6 +249,7 @@ main() {
 	check unknown-arch t_unknown_arch
 	check unknown-suite t_unknown_suite
 	check make-unknown-arch t_make_unknown_arch
+	check soak-bad-input t_soak_bad_input
 	check kunitconfig-all-is-union t_kunitconfig_union
 	check prepare-tree-keeps-edits t_prepare_tree
 	check series-folds-tests t_series_folds_tests

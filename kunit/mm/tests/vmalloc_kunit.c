@@ -16,11 +16,19 @@
  *
  * The randomized model test prints its seed; replay a run with
  * "vmalloc.kunit_seed=<seed>" on the kernel command line, and make it
- * longer with "vmalloc.kunit_ops=<n>".
+ * longer with "vmalloc.kunit_ops=<n>".  "vmalloc.kunit_soak_secs=<s>" runs
+ * it for consecutive seeds from that one until s seconds have passed
+ * (make soak), stopping at the first seed that fails.
+ *
+ * The vmalloc_bench suite (make bench) times find_vmap_lowest_match() and
+ * allocate+free pairs against a linear scan of the address-sorted list on
+ * fragmented trees of growing size.  It prints figures and never fails on
+ * a timing; it is skipped unless "vmalloc.kunit_bench=1" is given.
  */
 
 #include <kunit/test.h>
 #include <linux/bitmap.h>
+#include <linux/ktime.h>
 #include <linux/moduleparam.h>
 #include <linux/prandom.h>
 #include <linux/random.h>
@@ -33,6 +41,14 @@ MODULE_PARM_DESC(kunit_seed, "Seed of the vmalloc KUnit random tests (0: pick on
 static unsigned int vt_ops = 4000;
 module_param_named(kunit_ops, vt_ops, uint, 0444);
 MODULE_PARM_DESC(kunit_ops, "Operations in the vmalloc KUnit model test");
+
+static unsigned int vt_soak_secs;
+module_param_named(kunit_soak_secs, vt_soak_secs, uint, 0444);
+MODULE_PARM_DESC(kunit_soak_secs, "Run the model test for consecutive seeds for this long");
+
+static bool vt_bench;
+module_param_named(kunit_bench, vt_bench, bool, 0444);
+MODULE_PARM_DESC(kunit_bench, "Run the vmalloc_bench suite");
 
 /*
  * Test blocks are described in pages above a non-zero base aligned to
@@ -85,18 +101,21 @@ static int vt_init(struct kunit *test)
 	return 0;
 }
 
-/* Give every node of the private tree back to vmap_area_cachep. */
-static void vt_exit(struct kunit *test)
+/* Give every node of a private tree back to vmap_area_cachep. */
+static void vt_empty(struct vt_tree *t)
 {
-	struct vt_tree *t = vt_tree(test);
 	struct vmap_area *va, *n;
 
-	if (!t)
-		return;
 	list_for_each_entry_safe(va, n, &t->head, list) {
 		unlink_va_augment(va, &t->root);
 		kmem_cache_free(vmap_area_cachep, va);
 	}
+}
+
+static void vt_exit(struct kunit *test)
+{
+	if (test->priv)
+		vt_empty(vt_tree(test));
 }
 
 static int vt_suite_init(struct kunit_suite *suite)
@@ -1260,11 +1279,52 @@ static void vt_model_free(struct kunit *test, struct vt_tree *t,
  * every operation the tree must satisfy every invariant and hold exactly
  * the model's free runs.
  */
-static void vmalloc_random_model_test(struct kunit *test)
+/* One run of the model test with @seed; false if it failed. */
+static bool vt_model_run(struct kunit *test, struct vt_model *m,
+			 unsigned long seed)
 {
 	struct vt_tree *t = vt_tree(test);
 	unsigned int op, allocs = 0, fails = 0, frees = 0;
 	struct rnd_state rnd;
+
+	bitmap_zero(m->busy, VT_MODEL_PAGES);
+	m->nlive = 0;
+	prandom_seed_state(&rnd, seed);
+	vt_free(test, t, VT_ADDR(0), VT_ADDR(VT_MODEL_PAGES));
+
+	for (op = 0; op < vt_ops; op++) {
+		if (m->nlive && prandom_u32_state(&rnd) % 100 < 45) {
+			vt_model_free(test, t, m, prandom_u32_state(&rnd) % m->nlive);
+			frees++;
+		} else {
+			if (!vt_model_alloc(test, t, m, &rnd, &fails)) {
+				KUNIT_FAIL(test, "op %u, seed %lu", op, seed);
+				return false;
+			}
+			allocs++;
+		}
+		if (!vt_check(test, t) || !vt_model_match(test, t, m)) {
+			KUNIT_FAIL(test, "after op %u, seed %lu", op, seed);
+			return false;
+		}
+	}
+
+	/* Free everything: one block again. */
+	while (m->nlive)
+		vt_model_free(test, t, m, m->nlive - 1);
+	if (!vt_check(test, t) ||
+	    !vt_expect_blocks(test, t, &(struct vt_range){ 0, VT_MODEL_PAGES }, 1)) {
+		KUNIT_FAIL(test, "after freeing everything, seed %lu", seed);
+		return false;
+	}
+	kunit_info(test, "seed %lu: %u ops, %u allocations (%u failed), %u frees\n",
+		   seed, vt_ops, allocs, fails, frees);
+	return true;
+}
+
+static void vmalloc_random_model_test(struct kunit *test)
+{
+	unsigned long seed = vt_seed, end, runs = 0;
 	struct vt_model m = { };
 
 	m.busy = kunit_kcalloc(test, BITS_TO_LONGS(VT_MODEL_PAGES), sizeof(long), GFP_KERNEL);
@@ -1274,33 +1334,29 @@ static void vmalloc_random_model_test(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, m.start);
 	KUNIT_ASSERT_NOT_NULL(test, m.npages);
 
-	prandom_seed_state(&rnd, vt_seed);
-	vt_free(test, t, VT_ADDR(0), VT_ADDR(VT_MODEL_PAGES));
+	if (!vt_model_run(test, &m, seed)) {
+		if (vt_soak_secs)
+			kunit_info(test, "soak: first failing seed %lu\n", seed);
+		return;
+	}
+	if (!vt_soak_secs)
+		return;
 
-	for (op = 0; op < vt_ops; op++) {
-		if (m.nlive && prandom_u32_state(&rnd) % 100 < 45) {
-			vt_model_free(test, t, &m, prandom_u32_state(&rnd) % m.nlive);
-			frees++;
-		} else {
-			if (!vt_model_alloc(test, t, &m, &rnd, &fails)) {
-				KUNIT_FAIL(test, "op %u, seed %lu", op, vt_seed);
-				return;
-			}
-			allocs++;
-		}
-		if (!vt_check(test, t) || !vt_model_match(test, t, &m)) {
-			KUNIT_FAIL(test, "after op %u, seed %lu", op, vt_seed);
+	/* Soak: the following seeds, until the time is up or one fails. */
+	end = jiffies + vt_soak_secs * HZ;
+	runs = 1;
+	while (time_before(jiffies, end)) {
+		vt_empty(vt_tree(test));
+		seed++;
+		runs++;
+		if (!vt_model_run(test, &m, seed)) {
+			kunit_info(test, "soak: first failing seed %lu\n", seed);
 			return;
 		}
+		cond_resched();
 	}
-
-	/* Free everything: one block again. */
-	while (m.nlive)
-		vt_model_free(test, t, &m, m.nlive - 1);
-	vt_check(test, t);
-	vt_expect_blocks(test, t, &(struct vt_range){ 0, VT_MODEL_PAGES }, 1);
-	kunit_info(test, "seed %lu: %u ops, %u allocations (%u failed), %u frees\n",
-		   vt_seed, vt_ops, allocs, fails, frees);
+	kunit_info(test, "soak: %lu seeds passed, %lu..%lu, %u ops each\n",
+		   runs, vt_seed, seed, vt_ops);
 }
 
 static struct kunit_case vmalloc_free_space_test_cases[] = {
@@ -1331,4 +1387,135 @@ static struct kunit_suite vmalloc_free_space_test_suite = {
 	.test_cases = vmalloc_free_space_test_cases,
 };
 
-kunit_test_suite(vmalloc_free_space_test_suite);
+/* ---------------------------------------------------------------------- */
+/* Benchmark (make bench): tree search against a linear scan               */
+
+static const unsigned int vt_bench_sizes[] = { 100, 1000, 10000, 100000 };
+
+static void vt_bench_desc(const unsigned int *n, char *desc)
+{
+	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "N=%u", *n);
+}
+
+KUNIT_ARRAY_PARAM(vt_bench, vt_bench_sizes, vt_bench_desc);
+
+/*
+ * @n free blocks: single pages one page apart, except that in the upper
+ * half of the range one block in eight is four pages long.  A two-page
+ * request fits only up there, so the linear scan walks half the list,
+ * while the tree descends by subtree_max_size.
+ */
+static void vt_bench_build(struct kunit *test, struct vt_tree *t,
+			   struct rnd_state *rnd, unsigned int n)
+{
+	unsigned long pg = 0, size;
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		size = i >= n / 2 && prandom_u32_state(rnd) % 8 == 0 ? 4 : 1;
+		vt_free(test, t, VT_ADDR(pg), VT_ADDR(pg + size));
+		pg += size + 1;
+	}
+	/* And one at the very end, so that every request can be met. */
+	vt_free(test, t, VT_ADDR(pg), VT_ADDR(pg + 4));
+}
+
+/* Repeat @op for at least 20 rounds and 50 ms; the mean in ns per round. */
+#define vt_bench_time(op)						\
+({									\
+	u64 __t0 = ktime_get_ns(), __dt;				\
+	unsigned long __n = 0;						\
+									\
+	do {								\
+		op;							\
+		__n++;							\
+		__dt = ktime_get_ns() - __t0;				\
+	} while (__n < 20 || __dt < 50 * NSEC_PER_MSEC);		\
+	div64_u64(__dt, __n);						\
+})
+
+static struct vmap_area *vt_bench_find(struct vt_tree *t, unsigned long size,
+				       unsigned long align, unsigned long vstart)
+{
+	return find_vmap_lowest_match(&t->root, size, align, vstart, false);
+}
+
+/* Allocate @size with __alloc_vmap_area() and free it; the address. */
+static unsigned long vt_bench_tree_pair(struct kunit *test, struct vt_tree *t,
+					unsigned long size, unsigned long align,
+					unsigned long vstart)
+{
+	unsigned long addr = vt_alloc(t, size, align, vstart, ULONG_MAX);
+
+	vt_free(test, t, addr, addr + size);
+	return addr;
+}
+
+/* The same with the linear scan in place of the tree search. */
+static unsigned long vt_bench_linear_pair(struct kunit *test, struct vt_tree *t,
+					  unsigned long size, unsigned long align,
+					  unsigned long vstart)
+{
+	struct vmap_area *va = vt_ref_lowest(t, size, align, vstart, 0);
+	unsigned long addr = vt_ref_fit(va, size, align, vstart);
+
+	vt_clip(t, va, addr, size);
+	vt_free(test, t, addr, addr + size);
+	return addr;
+}
+
+static void vmalloc_bench_test(struct kunit *test)
+{
+	const unsigned int n = *(const unsigned int *)test->param_value;
+	unsigned long size = VT_SZ(2), align = PAGE_SIZE, vstart = VT_BASE;
+	struct vt_tree *t = vt_tree(test);
+	u64 tree_find, lin_find, tree_pair, lin_pair;
+	struct vmap_area *va, *ref;
+	unsigned long addr;
+	struct rnd_state rnd;
+
+	if (!vt_bench)
+		kunit_skip(test, "benchmark: run with vmalloc.kunit_bench=1 (make bench)");
+
+	prandom_seed_state(&rnd, 52);
+	vt_bench_build(test, t, &rnd, n);
+	KUNIT_ASSERT_TRUE(test, vt_check(test, t));
+
+	/* Both find the same block: the figures compare like with like. */
+	va = find_vmap_lowest_match(&t->root, size, align, vstart, false);
+	ref = vt_ref_lowest(t, size, align, vstart, 0);
+	KUNIT_ASSERT_NOT_NULL(test, va);
+	KUNIT_ASSERT_PTR_EQ(test, va, ref);
+
+	tree_find = vt_bench_time(va = vt_bench_find(t, size, align, vstart));
+	lin_find = vt_bench_time(ref = vt_ref_lowest(t, size, align, vstart, 0));
+	KUNIT_EXPECT_PTR_EQ(test, va, ref);
+
+	/* Allocate two pages and free them again: the tree is as before. */
+	tree_pair = vt_bench_time(addr = vt_bench_tree_pair(test, t, size,
+							    align, vstart));
+	KUNIT_EXPECT_EQ(test, addr, ref->va_start);
+	lin_pair = vt_bench_time(addr = vt_bench_linear_pair(test, t, size,
+							     align, vstart));
+	KUNIT_EXPECT_EQ(test, addr, ref->va_start);
+	KUNIT_EXPECT_TRUE(test, vt_check(test, t));
+
+	/* One line per N for scripts/bench.sh. */
+	kunit_info(test, "bench\t%u\t%llu\t%llu\t%llu\t%llu\n",
+		   n, tree_find, lin_find, tree_pair, lin_pair);
+}
+
+static struct kunit_case vmalloc_bench_test_cases[] = {
+	KUNIT_CASE_PARAM_ATTR(vmalloc_bench_test, vt_bench_gen_params,
+			      { .speed = KUNIT_SPEED_SLOW }),
+	{}
+};
+
+static struct kunit_suite vmalloc_bench_test_suite = {
+	.name = "vmalloc_bench",
+	.init = vt_init,
+	.exit = vt_exit,
+	.test_cases = vmalloc_bench_test_cases,
+};
+
+kunit_test_suites(&vmalloc_free_space_test_suite, &vmalloc_bench_test_suite);

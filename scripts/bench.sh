@@ -1,0 +1,170 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Usage: scripts/bench.sh [--cold] [ARCH...]   (default: every arch)
+#
+# make bench: measure and print, then write to docs/benchmarks.md (between
+# the "bench:begin/end" markers, with the machine and the command):
+#   1. the vmalloc_bench suite: find_vmap_lowest_match() and allocate+free
+#      pairs on fragmented trees of N = 100 .. 100,000 free blocks, next to
+#      a linear scan of the address-sorted list, in one boot per arch;
+#   2. the developer loop: edit the vmalloc test, time the verdict of
+#      `make kunit ARCH=<arch> SUITE='vmalloc*'`;
+#   3. with --cold, a cold `make run` in a fresh clone (about 12 minutes);
+#      the cold `make test` figure is the last gate's, from
+#      build/gate/times.tsv, if there is one.
+# Figures only: no timing ever fails anything.  Exit status is non-zero
+# only if a benchmark could not run.
+set -euo pipefail
+# shellcheck source=scripts/lib.sh
+source "$(dirname "$0")/lib.sh"
+
+DOC=$REPO/docs/benchmarks.md
+OUT=$REPO/build/bench
+COLD=0
+BACKTICKED=$'\x60make bench\x60'
+
+# Boot the vmalloc_bench suite on $1; print "N tree linear tree linear" rows.
+bench_rows() {
+	local arch=$1
+	KUNIT52_KERNEL_ARGS=vmalloc.kunit_bench=1 KUNIT52_ROWS=$OUT/rows.tsv \
+		"$REPO/scripts/kunit.sh" "$arch" 'vmalloc_bench' > "$OUT/$arch.log" 2>&1 ||
+		die "vmalloc_bench did not run on $arch (log: $OUT/$arch.log)"
+	grep -o $'bench\t[0-9]*\t[0-9]*\t[0-9]*\t[0-9]*\t[0-9]*' "$REPO/build/$arch/test.log" |
+		cut -f2- | tr '\t' ' '
+}
+
+# Markdown rows for one arch, with the ratios.
+bench_table() {
+	local arch=$1
+	awk -v arch="$arch" '{
+		printf "| %s | %d | %d | %d | %.0fx | %d | %d | %.0fx |\n",
+			arch, $1, $2, $3, $3 / $2, $4, $5, $5 / $4
+	}'
+}
+
+# How the tree's search cost grows: cost at the largest N over cost at 1000.
+growth() {
+	awk '$1 == 1000 { base = $2 } { last = $2; n = $1 }
+	     END { if (base) printf "%.2f", last / base; else print "n/a" }'
+}
+
+# Seconds from an edit of the vmalloc test to the verdict on $1.
+loop_seconds() {
+	local arch=$1 t0
+	"$REPO/scripts/kunit.sh" "$arch" 'vmalloc*' > "$OUT/loop-$arch.log" 2>&1 || true
+	touch "$REPO/kunit/mm/tests/vmalloc_kunit.c"
+	t0=$SECONDS
+	"$REPO/scripts/kunit.sh" "$arch" 'vmalloc*' > "$OUT/loop-$arch.log" 2>&1 ||
+		die "vmalloc suite failed on $arch (log: $OUT/loop-$arch.log)"
+	echo $((SECONDS - t0))
+}
+
+cold_make_run() {
+	local d t0
+	d=$(mktemp -d)
+	git clone -q "$REPO" "$d/kunit52"
+	t0=$SECONDS
+	make -C "$d/kunit52" run > "$OUT/cold-run.log" 2>&1 ||
+		die "cold make run failed (log: $OUT/cold-run.log; clone kept in $d)"
+	echo $((SECONDS - t0))
+	rm -rf "$d"
+}
+
+machine() {
+	echo "- CPU: $(nproc) x $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)"
+	echo "- memory: $(awk '/MemTotal/ { printf "%.0f GiB", $2 / 1048576 }' /proc/meminfo)"
+	echo "- host: $(. /etc/os-release && echo "$PRETTY_NAME"), $(uname -r)"
+	echo "- QEMU: $(qemu-system-x86_64 --version | head -1) (TCG)"
+	echo "- kunit52: $(git -C "$REPO" describe --always --dirty), linux-source-6.12"
+	echo "- date: $(date -u '+%Y-%m-%d %H:%M UTC')"
+}
+
+# Replace the generated section of docs/benchmarks.md with stdin.
+write_doc() {
+	local new
+	new=$(mktemp)
+	cat > "$new"
+	if ! grep -q '^<!-- bench:begin -->$' "$DOC" 2>/dev/null; then
+		printf '\n## %s\n\n<!-- bench:begin -->\n<!-- bench:end -->\n' "$BACKTICKED" >> "$DOC"
+	fi
+	awk -v f="$new" '
+		/^<!-- bench:begin -->$/ { print; while ((getline l < f) > 0) print l; skip = 1; next }
+		/^<!-- bench:end -->$/ { skip = 0 }
+		!skip' "$DOC" > "$DOC.new"
+	mv "$DOC.new" "$DOC"
+	rm -f "$new"
+}
+
+main() {
+	local arch cold_run="" gate_total="" cmd="make bench"
+	local -a arches=()
+	local -A loop=() growth_of=()
+	while (($#)); do
+		case $1 in
+		--cold) COLD=1 ;;
+		*) check_arch "$1"; arches+=("$1") ;;
+		esac
+		shift
+	done
+	((${#arches[@]})) || arches=("${KUNIT52_ARCHES[@]}")
+	mkdir -p "$OUT"
+	rm -f "$OUT/rows.tsv"
+
+	for arch in "${arches[@]}"; do
+		info "bench $arch: vmalloc_bench (one boot)"
+		bench_rows "$arch" > "$OUT/$arch.rows"
+		[[ -s $OUT/$arch.rows ]] || die "no bench lines in build/$arch/test.log"
+		growth_of[$arch]=$(growth < "$OUT/$arch.rows")
+		info "bench $arch: edit-to-verdict loop"
+		loop[$arch]=$(loop_seconds "$arch")
+	done
+	if ((COLD)); then
+		cmd="make bench BENCH_COLD=1"
+		info "bench: cold make run in a fresh clone"
+		cold_run=$(cold_make_run)
+	fi
+	[[ -s $REPO/build/gate/times.tsv ]] &&
+		gate_total=$(awk -F'\t' '{ s += $2 } END { print s }' "$REPO/build/gate/times.tsv")
+
+	{
+		echo
+		echo "Written by \`$cmd\`; figures only, nothing fails on a timing."
+		echo
+		machine
+		echo
+		echo "### Free-space search: tree against a linear scan (ns per operation)"
+		echo
+		echo "A private tree of N free blocks; a 2-page request fits only in the upper"
+		echo "half (\`vmalloc_bench\` in kunit/mm/tests/vmalloc_kunit.c). Search:"
+		echo "\`find_vmap_lowest_match()\` against a walk of the address-sorted list."
+		echo "Pair: \`__alloc_vmap_area()\` + free, against list walk + \`va_clip()\` + free."
+		echo
+		echo "| arch | N | tree search | linear search | ratio | tree pair | linear pair | ratio |"
+		echo "|---|---:|---:|---:|---:|---:|---:|---:|"
+		for arch in "${arches[@]}"; do
+			bench_table "$arch" < "$OUT/$arch.rows"
+		done
+		echo
+		for arch in "${arches[@]}"; do
+			echo "- $arch: tree search at the largest N costs ${growth_of[$arch]}x its cost at N = 1,000 (goal: within 3x)."
+		done
+		echo
+		echo "### Developer loop"
+		echo
+		echo "| measure | seconds |"
+		echo "|---|---:|"
+		for arch in "${arches[@]}"; do
+			echo "| vmalloc test edited, \`make kunit ARCH=$arch SUITE='vmalloc*'\` to verdict | ${loop[$arch]} |"
+		done
+		[[ -n $cold_run ]] && echo "| cold \`make run\` in a fresh clone | $cold_run |"
+		[[ -n $gate_total ]] && echo "| last \`make test\` here (sum of its steps, build/gate/times.tsv) | $gate_total |"
+		echo
+	} > "$OUT/section.md"
+
+	cat "$OUT/section.md"
+	write_doc < "$OUT/section.md"
+	info "written to $DOC"
+}
+
+main "$@"

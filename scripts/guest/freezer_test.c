@@ -1,0 +1,573 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The cgroup v2 freezer from user space, in the kunit52 guest: the
+ * cgroup.freeze and cgroup.events contract of
+ * Documentation/admin-guide/cgroup-v2.rst checked through the files.
+ * Processes stop (their CPU time stops growing), cgroup.events changes
+ * are seen with poll() and inotify, ancestors and descendants, kill, move
+ * in and out, a fork storm, ptrace of a frozen process, removing a frozen
+ * empty cgroup, creating a cgroup inside a frozen one, and bad writes.
+ * Every wait is bounded and says what it waited for.  Prints KTAP.
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/inotify.h>
+#include <sys/mount.h>
+#include <sys/prctl.h>
+#include <sys/ptrace.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "ktap.h"
+
+#define ROOT		"/sys/fs/cgroup"
+#define BASE		ROOT "/kunit52-freezer"
+#define TIMEOUT_MS	10000
+#define SAMPLE_MS	300
+
+static long long now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
+}
+
+static void sleep_ms(int ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+
+	nanosleep(&ts, NULL);
+}
+
+/* Write @val to @cg/@file: 0 or -errno. */
+static int cg_write(const char *cg, const char *file, const char *val)
+{
+	char path[256];
+	int fd, ret = 0;
+
+	snprintf(path, sizeof(path), "%s/%s", cg, file);
+	fd = open(path, O_WRONLY);
+	if (fd < 0)
+		return -errno;
+	if (write(fd, val, strlen(val)) < 0)
+		ret = -errno;
+	close(fd);
+	return ret;
+}
+
+static int cg_read(const char *cg, const char *file, char *buf, size_t size)
+{
+	char path[256];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/%s", cg, file);
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, size - 1);
+	close(fd);
+	if (n < 0)
+		return -errno;
+	buf[n] = '\0';
+	return 0;
+}
+
+/* The "frozen" field of cgroup.events, or -1. */
+static int cg_frozen(const char *cg)
+{
+	char buf[128], *p;
+
+	if (cg_read(cg, "cgroup.events", buf, sizeof(buf)))
+		return -1;
+	p = strstr(buf, "frozen ");
+	return p ? atoi(p + 7) : -1;
+}
+
+static int cg_freeze_file(const char *cg)
+{
+	char buf[16];
+
+	return cg_read(cg, "cgroup.freeze", buf, sizeof(buf)) ? -1 : atoi(buf);
+}
+
+static int cg_freeze(const char *cg, int on)
+{
+	return cg_write(cg, "cgroup.freeze", on ? "1" : "0");
+}
+
+/* Wait (polling the file) until cgroup.events says frozen == @want. */
+static bool cg_wait_frozen(const char *cg, int want)
+{
+	long long end = now_ms() + TIMEOUT_MS;
+
+	while (cg_frozen(cg) != want) {
+		if (now_ms() > end) {
+			ktap_diag("timed out after %d ms waiting for %s frozen=%d",
+				  TIMEOUT_MS, cg, want);
+			return false;
+		}
+		sleep_ms(5);
+	}
+	return true;
+}
+
+static int cg_count_procs(const char *cg)
+{
+	char buf[8192], *p;
+	int n = 0;
+
+	if (cg_read(cg, "cgroup.procs", buf, sizeof(buf)))
+		return -1;
+	for (p = buf; *p; p++)
+		n += *p == '\n';
+	return n;
+}
+
+/* Kill everything in @cg and below, then remove them all. */
+static void cg_destroy(const char *cg)
+{
+	char sub[512];
+	struct dirent *de;
+	long long end;
+	DIR *d;
+
+	d = opendir(cg);
+	if (!d)
+		return;
+	while ((de = readdir(d))) {
+		if (de->d_type != DT_DIR || de->d_name[0] == '.')
+			continue;
+		snprintf(sub, sizeof(sub), "%s/%s", cg, de->d_name);
+		cg_destroy(sub);
+	}
+	closedir(d);
+	cg_write(cg, "cgroup.kill", "1");
+	end = now_ms() + TIMEOUT_MS;
+	while (rmdir(cg) && errno == EBUSY && now_ms() < end) {
+		while (waitpid(-1, NULL, WNOHANG) > 0)
+			;
+		sleep_ms(5);
+	}
+	if (!access(cg, F_OK))
+		ktap_diag("could not remove %s: %s", cg, strerror(errno));
+}
+
+static bool cg_create(const char *cg)
+{
+	if (mkdir(cg, 0755)) {
+		ktap_diag("mkdir %s: %s", cg, strerror(errno));
+		return false;
+	}
+	return true;
+}
+
+static int cg_move(const char *cg, pid_t pid)
+{
+	char buf[16];
+
+	snprintf(buf, sizeof(buf), "%d", pid);
+	return cg_write(cg, "cgroup.procs", buf);
+}
+
+/* A child that burns CPU until killed, moved into @cg. */
+static pid_t spawn_busy(const char *cg)
+{
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		for (;;)
+			;
+	}
+	if (pid > 0 && cg_move(cg, pid)) {
+		ktap_diag("move %d to %s failed", pid, cg);
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+		return -1;
+	}
+	return pid;
+}
+
+/* A child that forks short-lived children as fast as it can. */
+static pid_t spawn_forker(const char *cg)
+{
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		signal(SIGCHLD, SIG_IGN);	/* children reap themselves */
+		for (;;) {
+			if (fork() == 0) {
+				sleep_ms(20);
+				_exit(0);
+			}
+		}
+	}
+	if (pid > 0 && cg_move(cg, pid)) {
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+		return -1;
+	}
+	return pid;
+}
+
+/* utime + stime of @pid in clock ticks, from /proc/PID/stat. */
+static long long cputime(pid_t pid)
+{
+	char path[64], buf[1024], *p;
+	unsigned long long ut, st;
+	int fd;
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	p = strrchr(buf, ')');
+	if (!p || sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu",
+			 &ut, &st) != 2)
+		return -1;
+	return ut + st;
+}
+
+/* Does @pid use CPU over SAMPLE_MS? */
+static bool runs(pid_t pid)
+{
+	long long before = cputime(pid);
+
+	sleep_ms(SAMPLE_MS);
+	return cputime(pid) > before;
+}
+
+static void reap(pid_t pid)
+{
+	if (pid > 0) {
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+	}
+}
+
+/* ---- cases ---- */
+
+static void test_root_has_no_freeze_file(void)
+{
+	ktap_ok(access(ROOT "/cgroup.freeze", F_OK) && errno == ENOENT,
+		"root cgroup has no cgroup.freeze");
+}
+
+static void test_bad_writes(void)
+{
+	static const char *const bad[] = { "2", "-1", "abc", "\n", " ", "1x",
+					   "10" };
+	const char *cg = BASE "/bad";
+	unsigned int i;
+	int before, err;
+
+	if (!cg_create(cg))
+		return (void)ktap_ok(false, "bad writes: setup");
+	for (before = 0; before <= 1; before++) {
+		cg_freeze(cg, before);
+		for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+			err = cg_write(cg, "cgroup.freeze", bad[i]);
+			ktap_ok(err < 0 && cg_freeze_file(cg) == before &&
+				cg_frozen(cg) == before,
+				"write \"%s\" to cgroup.freeze=%d fails (%s) and changes nothing",
+				bad[i][0] == '\n' ? "\\n" : bad[i], before,
+				strerror(-err));
+		}
+	}
+	/* write(2) of zero bytes carries no value: 0 bytes written. */
+	err = cg_write(cg, "cgroup.freeze", "");
+	ktap_ok(err == 0 && cg_freeze_file(cg) == 1 && cg_frozen(cg) == 1,
+		"a zero-length write to cgroup.freeze changes nothing");
+	cg_destroy(cg);
+}
+
+static void test_empty_and_events(void)
+{
+	const char *cg = BASE "/empty";
+	char path[256], buf[128];
+	struct pollfd pfd;
+	int fd, ifd, wd, n_poll = 0, n_inotify = 0, round;
+	char ev[4096];
+
+	if (!cg_create(cg))
+		return (void)ktap_ok(false, "events: setup");
+	snprintf(path, sizeof(path), "%s/cgroup.events", cg);
+	fd = open(path, O_RDONLY);
+	ifd = inotify_init1(IN_NONBLOCK);
+	wd = inotify_add_watch(ifd, path, IN_MODIFY);
+	if (fd < 0 || ifd < 0 || wd < 0)
+		return (void)ktap_ok(false, "events: open/inotify: %s",
+				     strerror(errno));
+	pread(fd, buf, sizeof(buf), 0);
+	for (round = 0; round < 4; round++) {
+		int want = !(round & 1);
+
+		sleep_ms(50);	/* past the notification rate limit */
+		while (read(ifd, ev, sizeof(ev)) > 0)
+			;
+		pread(fd, buf, sizeof(buf), 0);
+		cg_freeze(cg, want);
+		/* An empty cgroup changes state at once. */
+		if (cg_frozen(cg) != want)
+			break;
+		pfd = (struct pollfd){ .fd = fd, .events = POLLPRI };
+		if (poll(&pfd, 1, 1000) == 1 && (pfd.revents & POLLPRI))
+			n_poll++;
+		pfd = (struct pollfd){ .fd = ifd, .events = POLLIN };
+		if (poll(&pfd, 1, 1000) == 1)
+			n_inotify++;
+	}
+	ktap_ok(round == 4, "empty cgroup freezes and thaws at once");
+	ktap_ok(n_poll == 4, "poll() sees every change of cgroup.events (%d/4)",
+		n_poll);
+	ktap_ok(n_inotify == 4,
+		"inotify sees every change of cgroup.events (%d/4)", n_inotify);
+	close(ifd);
+	close(fd);
+	cg_destroy(cg);
+}
+
+static void test_processes_stop(void)
+{
+	const char *cg = BASE "/stop";
+	pid_t p[2] = { -1, -1 };
+	long long t0, t1;
+	int i;
+
+	if (!cg_create(cg))
+		return (void)ktap_ok(false, "processes stop: setup");
+	for (i = 0; i < 2; i++)
+		p[i] = spawn_busy(cg);
+	if (!ktap_ok(p[0] > 0 && p[1] > 0 && runs(p[0]) && runs(p[1]),
+		     "busy processes use CPU before the freeze"))
+		goto out;
+	t0 = now_ms();
+	cg_freeze(cg, 1);
+	ktap_ok(cg_wait_frozen(cg, 1), "cgroup with busy processes freezes");
+	t1 = now_ms();
+	ktap_diag("frozen after %lld ms", t1 - t0);
+	ktap_ok(!runs(p[0]) && !runs(p[1]),
+		"frozen processes use no CPU over %d ms", SAMPLE_MS);
+	cg_freeze(cg, 0);
+	ktap_ok(cg_wait_frozen(cg, 0) && runs(p[0]) && runs(p[1]),
+		"thawed processes run again");
+out:
+	reap(p[0]);
+	reap(p[1]);
+	cg_destroy(cg);
+}
+
+static void test_ancestors(void)
+{
+	const char *a = BASE "/a", *b = BASE "/a/b", *c = BASE "/a/b/c";
+	pid_t pb = -1, pc = -1;
+
+	if (!cg_create(a) || !cg_create(b) || !cg_create(c))
+		return (void)ktap_ok(false, "ancestors: setup");
+	pb = spawn_busy(b);
+	pc = spawn_busy(c);
+	cg_freeze(a, 1);
+	ktap_ok(cg_wait_frozen(a, 1) && cg_frozen(b) == 1 && cg_frozen(c) == 1 &&
+		!runs(pb) && !runs(pc),
+		"freezing an ancestor freezes every descendant");
+	ktap_ok(cg_freeze_file(b) == 0 && cg_freeze_file(c) == 0,
+		"descendants' cgroup.freeze keeps their own setting (0)");
+	cg_freeze(b, 0);
+	sleep_ms(SAMPLE_MS);
+	ktap_ok(cg_frozen(b) == 1 && cg_frozen(c) == 1 && !runs(pb),
+		"thawing a child under a frozen ancestor leaves it frozen");
+	cg_freeze(c, 1);
+	cg_freeze(a, 0);
+	ktap_ok(cg_wait_frozen(a, 0) && cg_wait_frozen(b, 0) && runs(pb) &&
+		cg_frozen(c) == 1 && !runs(pc),
+		"thawing the ancestor thaws only descendants not frozen themselves");
+	cg_freeze(c, 0);
+	ktap_ok(cg_wait_frozen(c, 0) && runs(pc), "and thawing that one thaws it");
+	reap(pb);
+	reap(pc);
+	cg_destroy(a);
+}
+
+static void test_kill_frozen(void)
+{
+	const char *cg = BASE "/kill";
+	int status = 0;
+	pid_t p, r = -1;
+	long long end;
+
+	if (!cg_create(cg))
+		return (void)ktap_ok(false, "kill: setup");
+	p = spawn_busy(cg);
+	cg_freeze(cg, 1);
+	if (p > 0 && cg_wait_frozen(cg, 1)) {
+		kill(p, SIGKILL);
+		end = now_ms() + TIMEOUT_MS;
+		while ((r = waitpid(p, &status, WNOHANG)) == 0 && now_ms() < end)
+			sleep_ms(5);
+	}
+	ktap_ok(r == p && WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL,
+		"SIGKILL kills a frozen process");
+	ktap_ok(cg_count_procs(cg) == 0 && cg_frozen(cg) == 1,
+		"the emptied cgroup stays frozen");
+	if (r != p)
+		reap(p);
+	cg_destroy(cg);
+}
+
+static void test_move(void)
+{
+	const char *fz = BASE "/frozen", *th = BASE "/thawed";
+	pid_t p;
+
+	if (!cg_create(fz) || !cg_create(th))
+		return (void)ktap_ok(false, "move: setup");
+	cg_freeze(fz, 1);
+	p = spawn_busy(th);
+	ktap_ok(p > 0 && runs(p), "process runs in a thawed cgroup");
+	ktap_ok(cg_move(fz, p) == 0 && cg_wait_frozen(fz, 1) && !runs(p),
+		"a process moved into a frozen cgroup stops");
+	ktap_ok(cg_move(th, p) == 0 && runs(p) && cg_frozen(fz) == 1 &&
+		cg_frozen(th) == 0,
+		"a process moved out of a frozen cgroup runs again");
+	reap(p);
+	cg_destroy(fz);
+	cg_destroy(th);
+}
+
+static void test_fork_storm(void)
+{
+	const char *cg = BASE "/forks";
+	pid_t p[4];
+	int i, n1, n2;
+	bool frozen;
+
+	if (!cg_create(cg))
+		return (void)ktap_ok(false, "fork storm: setup");
+	for (i = 0; i < 4; i++)
+		p[i] = spawn_forker(cg);
+	sleep_ms(200);
+	cg_freeze(cg, 1);
+	frozen = cg_wait_frozen(cg, 1);
+	n1 = cg_count_procs(cg);
+	sleep_ms(SAMPLE_MS);
+	n2 = cg_count_procs(cg);
+	ktap_ok(frozen && n1 == n2 && n1 >= 4,
+		"a cgroup freezes during a fork storm (%d processes, then %d)",
+		n1, n2);
+	cg_freeze(cg, 0);
+	ktap_ok(cg_wait_frozen(cg, 0), "and thaws");
+	for (i = 0; i < 4; i++)
+		reap(p[i]);
+	cg_destroy(cg);
+}
+
+static void test_ptrace(void)
+{
+	const char *cg = BASE "/ptrace";
+	int status;
+	pid_t p;
+	bool ok;
+
+	if (!cg_create(cg))
+		return (void)ktap_ok(false, "ptrace: setup");
+	p = spawn_busy(cg);
+	cg_freeze(cg, 1);
+	if (!ktap_ok(p > 0 && cg_wait_frozen(cg, 1), "ptrace: frozen"))
+		goto out;
+	ok = !ptrace(PTRACE_SEIZE, p, NULL, NULL);
+	ktap_ok(ok, "PTRACE_SEIZE of a frozen process works");
+	ok = ok && !ptrace(PTRACE_INTERRUPT, p, NULL, NULL);
+	sleep_ms(SAMPLE_MS);
+	ktap_ok(ok && cg_frozen(cg) == 1 && !runs(p),
+		"PTRACE_INTERRUPT leaves the cgroup frozen and the process stopped");
+	ok = ok && waitpid(p, &status, __WALL | WNOHANG) >= 0;
+	ok = ok && !ptrace(PTRACE_DETACH, p, NULL, NULL);
+	sleep_ms(SAMPLE_MS);
+	ktap_ok(ok && cg_frozen(cg) == 1 && !runs(p),
+		"after PTRACE_DETACH it is still frozen");
+	cg_freeze(cg, 0);
+	ktap_ok(cg_wait_frozen(cg, 0) && runs(p), "and runs after the thaw");
+out:
+	reap(p);
+	cg_destroy(cg);
+}
+
+static void test_rmdir_frozen(void)
+{
+	const char *a = BASE "/rm", *b = BASE "/rm/child";
+
+	if (!cg_create(a) || !cg_create(b))
+		return (void)ktap_ok(false, "rmdir: setup");
+	cg_freeze(b, 1);
+	ktap_ok(cg_frozen(b) == 1 && !rmdir(b),
+		"a frozen empty cgroup can be removed");
+	ktap_ok(cg_frozen(a) == 0 && cg_freeze(a, 1) == 0 &&
+		cg_frozen(a) == 1 && !rmdir(a),
+		"its parent is unaffected, freezes and can be removed too");
+	cg_destroy(a);
+}
+
+static void test_mkdir_in_frozen(void)
+{
+	const char *a = BASE "/mk", *b = BASE "/mk/new";
+	pid_t p = -1;
+
+	if (!cg_create(a))
+		return (void)ktap_ok(false, "mkdir: setup");
+	cg_freeze(a, 1);
+	ktap_ok(cg_create(b) && cg_frozen(b) == 1 && cg_freeze_file(b) == 0,
+		"a cgroup created inside a frozen one starts frozen");
+	p = spawn_busy(b);
+	ktap_ok(p > 0 && cg_wait_frozen(b, 1) && !runs(p),
+		"a process moved into it stops");
+	cg_freeze(a, 0);
+	ktap_ok(cg_wait_frozen(b, 0) && runs(p),
+		"it thaws with its parent");
+	reap(p);
+	cg_destroy(a);
+}
+
+int main(void)
+{
+	ktap_begin();
+	if (access(ROOT "/cgroup.procs", F_OK) &&
+	    mount("cgroup2", ROOT, "cgroup2", 0, NULL)) {
+		ktap_ok(false, "mount cgroup2 on %s: %s", ROOT, strerror(errno));
+		return ktap_finish();
+	}
+	cg_destroy(BASE);
+	if (!cg_create(BASE))
+		return ktap_finish();
+
+	test_root_has_no_freeze_file();
+	test_bad_writes();
+	test_empty_and_events();
+	test_processes_stop();
+	test_ancestors();
+	test_kill_frozen();
+	test_move();
+	test_fork_storm();
+	test_ptrace();
+	test_rmdir_frozen();
+	test_mkdir_in_frozen();
+
+	cg_destroy(BASE);
+	return ktap_finish();
+}

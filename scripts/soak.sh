@@ -1,0 +1,74 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Usage: scripts/soak.sh ARCH SECONDS [SEED]
+#
+# Soak the vmalloc model test: run vmalloc_random_model_test for
+# consecutive seeds from SEED (default: a random one) until SECONDS have
+# passed, in boots of at most 240 s each (KUnit stops a case after 300 s).
+# Prints every boot's seed range, and the first failing seed if one fails;
+# replay that seed with vmalloc.kunit_seed=<seed>.  Exit status: 0 only if
+# every seed passed.  Logs: build/ARCH/soak/.
+set -euo pipefail
+# shellcheck source=scripts/lib.sh
+source "$(dirname "$0")/lib.sh"
+
+CASE=vmalloc_free_space.vmalloc_random_model_test
+CHUNK=240
+
+usage() {
+	echo "usage: ${0##*/} ARCH SECONDS [SEED]" >&2
+	exit 2
+}
+
+# Run one boot: seeds from $1 for $2 seconds; log to $3.
+soak_boot() {
+	local seed=$1 secs=$2 log=$3
+	KUNIT52_KERNEL_ARGS="vmalloc.kunit_seed=$seed vmalloc.kunit_soak_secs=$secs" \
+	KUNIT52_BOOT_TIMEOUT=$((secs + 180)) \
+	KUNIT52_ROWS=$SOAK_DIR/rows.tsv \
+		"$REPO/scripts/kunit.sh" "$ARCH" "$CASE" > "$log" 2>&1
+}
+
+main() {
+	local secs seed left chunk n=0 log last first rc
+	[[ $# -ge 2 && $# -le 3 ]] || usage
+	ARCH=$1 secs=$2 seed=${3:-}
+	check_arch "$ARCH"
+	[[ $secs =~ ^[1-9][0-9]*$ ]] || die "SECONDS must be a positive number, not '$secs'"
+	[[ -z $seed ]] && seed=$(( (RANDOM << 15 | RANDOM) + 1 ))
+	[[ $seed =~ ^[1-9][0-9]*$ ]] || die "SEED must be a positive number, not '$seed'"
+	SOAK_DIR=$REPO/build/$ARCH/soak
+	mkdir -p "$SOAK_DIR"
+	rm -f "$SOAK_DIR/rows.tsv"
+
+	info "soak $ARCH: $CASE for ${secs}s from seed $seed"
+	left=$secs
+	while ((left > 0)); do
+		chunk=$((left < CHUNK ? left : CHUNK))
+		n=$((n + 1))
+		log=$SOAK_DIR/boot$n.log
+		local t0=$SECONDS
+		rc=0
+		soak_boot "$seed" "$chunk" "$log" || rc=$?
+		left=$((left - (SECONDS - t0)))
+		first=$(sed -n 's/.*soak: first failing seed \([0-9]*\).*/\1/p' "$REPO/build/$ARCH/test.log" | tail -1)
+		last=$(sed -n 's/.*soak: [0-9]* seeds passed, [0-9]*\.\.\([0-9]*\).*/\1/p' "$REPO/build/$ARCH/test.log" | tail -1)
+		if [[ -n $first ]]; then
+			echo "soak $ARCH: boot $n: seeds $seed..$first: FIRST FAILING SEED $first"
+			echo "  replay: KUNIT52_KERNEL_ARGS=vmalloc.kunit_seed=$first scripts/kunit.sh $ARCH '$CASE'"
+			cp "$REPO/build/$ARCH/test.log" "$SOAK_DIR/boot$n.console.log"
+			echo "  log: $SOAK_DIR/boot$n.console.log"
+			return 1
+		fi
+		if [[ $rc -ne 0 || -z $last ]]; then
+			cp "$REPO/build/$ARCH/test.log" "$SOAK_DIR/boot$n.console.log" 2>/dev/null || true
+			die "soak $ARCH: boot $n (from seed $seed) failed without a seed verdict; logs: $log, $SOAK_DIR/boot$n.console.log"
+		fi
+		echo "soak $ARCH: boot $n: seeds $seed..$last passed ($((last - seed + 1)) seeds)"
+		seed=$((last + 1))
+	done
+	echo "soak $ARCH: all seeds passed in ${secs}s ($n boots); next seed would be $seed"
+}
+
+main "$@"
