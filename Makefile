@@ -6,6 +6,7 @@
 #   make kunit ARCH=.. SUITE=..    one arch, a suite glob ('vmalloc*', 'suite.case*')
 #   make system ARCH=.. [TESTS=..] full-system boots: guest tests (scripts/guest/*_test.c)
 #   make boot ARCH=..              an interactive shell in the guest
+#   make hardened [ARCH=..]        KUnit + guest tests on the debug kernel (KASAN, UBSAN, lockdep, ...)
 #   make mutants [ARCH=..]         prove the suites go red on planted kernel bugs
 #   make bench [BENCH_COLD=1]      figures (vmalloc search scaling, the loop) -> docs/benchmarks.md
 #   make soak [ARCH=..] [SOAK_SECONDS=600] [SEED=..]  the vmalloc model test over many seeds
@@ -16,6 +17,9 @@ SUITE ?= *
 TESTS ?= *
 SOAK_SECONDS ?= 600
 SEED  ?=
+# VARIANT=debug: kunitconfigs/debug on top of all, in build/<arch>-debug.
+VARIANT ?=
+export KUNIT52_VARIANT := $(VARIANT)
 
 # Our ARCH means the QEMU target; never pass it on to the kernel's make.
 unexport ARCH
@@ -24,13 +28,13 @@ SCRIPTS := scripts
 ARCHES  := x86_64 arm64
 
 # Refuse a bad ARCH before doing anything, in one line.
-ifneq ($(filter kunit system boot mutants soak,$(MAKECMDGOALS)),)
+ifneq ($(filter kunit system boot mutants soak hardened,$(MAKECMDGOALS)),)
 ifeq ($(filter $(ARCHES),$(ARCH)),)
 $(error unknown ARCH '$(ARCH)' (supported: $(ARCHES)))
 endif
 endif
 
-.PHONY: run test kunit system boot mutants bench soak prepare deps series checkpatch selftest clean distclean help
+.PHONY: run test kunit system boot hardened mutants bench soak prepare deps series checkpatch selftest clean distclean help
 
 help:
 	@sed -n 's/^#   //p' Makefile
@@ -51,8 +55,13 @@ kunit: prepare
 system: kunit
 	@$(SCRIPTS)/system.sh '$(ARCH)' '$(TESTS)'
 
+# One boot runs the KUnit suites, the guest tests and a kmemleak scan.
+hardened: prepare
+	@KUNIT52_VARIANT=debug KUNIT52_KUNIT_MODE=build $(SCRIPTS)/kunit.sh '$(ARCH)'
+	@KUNIT52_VARIANT=debug $(SCRIPTS)/system.sh '$(ARCH)' '$(TESTS)'
+
 boot: prepare
-	@test -e build/$(ARCH)/.config || $(SCRIPTS)/kunit.sh '$(ARCH)' '*'
+	@test -e build/$(ARCH)$(if $(VARIANT),-$(VARIANT))/.config || $(SCRIPTS)/kunit.sh '$(ARCH)' '*'
 	@$(SCRIPTS)/system.sh --shell '$(ARCH)'
 
 mutants: prepare

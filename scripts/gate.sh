@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # The full gate behind "make test": the series and checkpatch, every KUnit
-# suite and every full-system test on x86_64 and arm64, and the harness
+# suite and every full-system test on x86_64 and arm64, the same again on
+# the hardened x86_64 kernel (kunitconfigs/debug), and the harness
 # self-tests ("make mutants" runs apart: each mutant is a rebuild).  Every
 # step runs even after a failure; each adds rows to build/gate/rows.tsv.  Ends with
 # one line of its own, "N passed, N failed", and exits non-zero if any
@@ -68,6 +69,11 @@ main() {
 		step "kunit-$arch" "$REPO/scripts/kunit.sh" "$arch" '*'
 		step "system-$arch" "$REPO/scripts/system.sh" "$arch"
 	done
+	# The hardened run: one boot of the debug kernel runs the KUnit suites,
+	# the guest tests and a kmemleak scan.
+	step build-x86_64-debug env KUNIT52_VARIANT=debug KUNIT52_KUNIT_MODE=build \
+		"$REPO/scripts/kunit.sh" x86_64
+	step hardened-x86_64 env KUNIT52_VARIANT=debug "$REPO/scripts/system.sh" x86_64
 	# After the builds, so that the boot self-tests have a kernel.
 	step selftest "$REPO/scripts/selftest.sh"
 	printf 'total\t%s\n' $((SECONDS - start)) >> "$GATE/times.tsv"

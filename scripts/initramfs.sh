@@ -113,7 +113,7 @@ main() {
 	local arch=${1:-} sys stage root tri t
 	[[ $# -eq 1 ]] || die "usage: ${0##*/} ARCH"
 	check_arch "$arch"
-	sys=$REPO/build/$arch/system
+	sys=$(build_dir "$arch")/system
 	stage=$REPO/build/debs/$arch
 	root=$sys/initramfs
 	tri=$(triplet "$arch")

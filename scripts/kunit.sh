@@ -8,7 +8,10 @@
 # never rebuilds) and run the KUnit suites matching SUITE_GLOB under QEMU
 # (TCG) with kunit.py.  Prints kunit.py's results, then a summary table;
 # rows for "make test" are appended to $KUNIT52_ROWS (default
-# build/ARCH/rows.tsv).  Exit status: 0 only if every test passed.
+# build/ARCH/rows.tsv).  Exit status: 0 only if every test passed and the
+# console shows no kernel report (KASAN, UBSAN, lockdep, WARNING, ...).
+# KUNIT52_VARIANT=debug builds in build/ARCH-debug with kunitconfigs/debug
+# on top; KUNIT52_KUNIT_MODE=build only builds.
 set -euo pipefail
 # shellcheck source=scripts/lib.sh
 source "$(dirname "$0")/lib.sh"
@@ -63,15 +66,19 @@ kunit_args() {
 	local arch=$1 build=$2 suite=$3
 	printf '%s\n' "$MODE" \
 		"--build_dir=$build" \
-		"--qemu_config=$REPO/qemu_configs/$arch.py" \
-		"--timeout=$BOOT_TIMEOUT" \
-		"--json=$build/results.json"
-	if [[ "$MODE" == run ]]; then
+		"--qemu_config=$REPO/qemu_configs/$arch.py"
+	if [[ "$MODE" != build ]]; then
+		printf '%s\n' "--timeout=$BOOT_TIMEOUT" "--json=$build/results.json"
+	fi
+	if [[ "$MODE" != exec ]]; then
 		printf '%s\n' "--kunitconfig=$REPO/kunitconfigs/all" "--jobs=$(nproc)"
+		[[ -z "${KUNIT52_VARIANT:-}" ]] ||
+			echo "--kunitconfig=$REPO/kunitconfigs/$KUNIT52_VARIANT"
 		if [[ "$arch" == arm64 ]]; then
 			echo "--cross_compile=aarch64-linux-gnu-"
 		fi
 	fi
+	[[ "$MODE" != build ]] || return 0
 	[[ -z "$KERNEL_ARGS" ]] || echo "--kernel_args=$KERNEL_ARGS"
 	[[ -z "$QEMU_ARGS" ]] || echo "--qemu_args=$QEMU_ARGS"
 	printf '%s\n' "$suite"
@@ -101,23 +108,36 @@ run_kunit() {
 }
 
 main() {
-	local arch=${1:-} suite=${2:-*} build log rows rc=0
+	local arch=${1:-} suite=${2:-*} build label log rows report rc=0
 	[[ -n "$arch" && $# -le 2 ]] || usage
 	check_arch "$arch"
+	check_variant
 	check_suite "$suite"
 	[[ -d "$TREE/.git" ]] || die "no prepared tree at $TREE (run: make prepare)"
 
-	build=$REPO/build/$arch
+	build=$(build_dir "$arch")
+	label=${build##*/}
 	mkdir -p "$build"
 	log=$build/kunit.log
 	rows=${KUNIT52_ROWS:-$build/rows.tsv}
 
+	rm -f "$build/test.log"
 	run_kunit "$arch" "$build" "$suite" "$log" || rc=$?
+	if [[ "$MODE" == build ]]; then
+		[[ $rc -eq 0 ]] || echo "kunit $label: build FAILED; log: $log" >&2
+		return "$rc"
+	fi
 	echo
-	python3 "$REPO/scripts/kunit-summary.py" "$build/results.json" "$arch" \
+	python3 "$REPO/scripts/kunit-summary.py" "$build/results.json" "$label" \
 		"$rows" "$log" || rc=1
+	report=$(grep -a -m1 -E "$KUNIT52_REPORT_RE" "$build/test.log" 2>/dev/null || true)
+	if [[ -n "$report" ]]; then
+		echo "kunit $label: kernel report on the console: $report" >&2
+		printf 'kunit\t%s/kernel-report\t0\t1\t0\t%s\n' "$label" "$build/test.log" >> "$rows"
+		rc=1
+	fi
 	if [[ $rc -ne 0 ]]; then
-		echo "kunit $arch: FAILED; full log: $log (kernel console: $build/test.log)" >&2
+		echo "kunit $label: FAILED; full log: $log (kernel console: $build/test.log)" >&2
 		return 1
 	fi
 }

@@ -33,3 +33,23 @@ list_sources() {
 	[[ -d "$1" ]] || return 0
 	(cd "$1" && find . -type f ! -name '*~' | sed 's|^\./||' | LC_ALL=C sort)
 }
+
+# Build variants: "" (kunitconfigs/all) or "debug" (kunitconfigs/all plus
+# kunitconfigs/debug: KASAN, UBSAN, KFENCE, lockdep, kmemleak, ...), set by
+# KUNIT52_VARIANT.  Each arch and variant has its own build directory.
+check_variant() {
+	case ${KUNIT52_VARIANT:-} in
+	""|debug) ;;
+	*) die "unknown VARIANT '${KUNIT52_VARIANT}' (supported: debug)" ;;
+	esac
+}
+
+# build_dir ARCH: build/ARCH, or build/ARCH-VARIANT.
+build_dir() {
+	echo "$REPO/build/$1${KUNIT52_VARIANT:+-$KUNIT52_VARIANT}"
+}
+
+# Console lines that mean the kernel reported a bug: panics, oopses,
+# WARN()s and the reports of KASAN, UBSAN, KFENCE, lockdep, kmemleak,
+# DEBUG_LIST and DEBUG_OBJECTS (the last two report through WARN or BUG).
+export KUNIT52_REPORT_RE='Kernel panic|Oops|WARNING:|BUG:|KASAN:|UBSAN:|KFENCE:|unreferenced object|suspected memory leak|possible recursive locking|possible circular locking|inconsistent lock state|INFO: task .* blocked|Unable to handle kernel|general protection fault'

@@ -28,8 +28,11 @@
 
 #include <kunit/test.h>
 #include <linux/bitmap.h>
+#include <linux/file.h>
+#include <linux/fs.h>
 #include <linux/ktime.h>
 #include <linux/moduleparam.h>
+#include <linux/mount.h>
 #include <linux/prandom.h>
 #include <linux/random.h>
 #include <linux/sizes.h>
@@ -192,50 +195,52 @@ static struct vmap_area *vt_nth(struct vt_tree *t, unsigned int n)
 /*
  * Check every invariant of a free-space tree:
  *  - the in-order walk of the rb-tree and the list visit the same nodes,
- *  - blocks are page aligned, non-empty, sorted, and no two of them overlap
- *    or touch (touching free blocks must have been merged),
+ *  - blocks are non-empty (and page aligned, if @aligned), sorted, and no
+ *    two of them overlap or touch (touching blocks must have been merged),
  *  - every node's subtree_max_size is the max of its own size and its
  *    children's subtree_max_size.
- * Report the first violation and return false.
+ * Describe the first violation in @why and return false.
  */
-static bool vt_check(struct kunit *test, struct vt_tree *t)
+static bool vt_consistent(struct rb_root *root, struct list_head *head,
+			  bool aligned, char *why, size_t len)
 {
-	struct rb_node *rb = rb_first(&t->root);
-	struct list_head *prev_link = &t->head;
+	struct rb_node *rb = rb_first(root);
+	struct list_head *prev_link = head;
 	struct vmap_area *va, *prev = NULL;
 	unsigned long want;
 	unsigned int i = 0;
 
-	list_for_each_entry(va, &t->head, list) {
+	list_for_each_entry(va, head, list) {
 		if (va->list.prev != prev_link) {
-			KUNIT_FAIL(test, "block %u: list prev link broken", i);
+			snprintf(why, len, "block %u: list prev link broken", i);
 			return false;
 		}
 		if (!rb || rb_entry(rb, struct vmap_area, rb_node) != va) {
-			KUNIT_FAIL(test, "block %u [%#lx, %#lx): tree and list disagree",
-				   i, va->va_start, va->va_end);
+			snprintf(why, len, "block %u [%#lx, %#lx): tree and list disagree",
+				 i, va->va_start, va->va_end);
 			return false;
 		}
 		if (va->va_start >= va->va_end ||
-		    !PAGE_ALIGNED(va->va_start) || !PAGE_ALIGNED(va->va_end)) {
-			KUNIT_FAIL(test, "block %u [%#lx, %#lx): empty or unaligned",
-				   i, va->va_start, va->va_end);
+		    (aligned && !(PAGE_ALIGNED(va->va_start) &&
+				  PAGE_ALIGNED(va->va_end)))) {
+			snprintf(why, len, "block %u [%#lx, %#lx): empty or unaligned",
+				 i, va->va_start, va->va_end);
 			return false;
 		}
 		if (prev && prev->va_end >= va->va_start) {
-			KUNIT_FAIL(test, "blocks [%#lx, %#lx) and [%#lx, %#lx) %s",
-				   prev->va_start, prev->va_end, va->va_start,
-				   va->va_end, prev->va_end == va->va_start ?
-				   "touch but were not merged" : "overlap");
+			snprintf(why, len, "blocks [%#lx, %#lx) and [%#lx, %#lx) %s",
+				 prev->va_start, prev->va_end, va->va_start,
+				 va->va_end, prev->va_end == va->va_start ?
+				 "touch but were not merged" : "overlap");
 			return false;
 		}
 		want = max3(va_size(va), get_subtree_max_size(rb->rb_left),
 			    get_subtree_max_size(rb->rb_right));
 		if (va->subtree_max_size != want) {
-			KUNIT_FAIL(test,
-				   "block %u [%#lx, %#lx): subtree_max_size %#lx, expected %#lx",
-				   i, va->va_start, va->va_end,
-				   va->subtree_max_size, want);
+			snprintf(why, len,
+				 "block %u [%#lx, %#lx): subtree_max_size %#lx, expected %#lx",
+				 i, va->va_start, va->va_end,
+				 va->subtree_max_size, want);
 			return false;
 		}
 		prev_link = &va->list;
@@ -244,10 +249,20 @@ static bool vt_check(struct kunit *test, struct vt_tree *t)
 		i++;
 	}
 	if (rb) {
-		KUNIT_FAIL(test, "the tree has more nodes than the list (%u)", i);
+		snprintf(why, len, "the tree has more nodes than the list (%u)", i);
 		return false;
 	}
 	return true;
+}
+
+static bool vt_check(struct kunit *test, struct vt_tree *t)
+{
+	char why[160];
+
+	if (vt_consistent(&t->root, &t->head, true, why, sizeof(why)))
+		return true;
+	KUNIT_FAIL(test, "%s", why);
+	return false;
 }
 
 /* The free blocks of @t are exactly @want (pages relative to VT_BASE). */
@@ -1359,6 +1374,167 @@ static void vmalloc_random_model_test(struct kunit *test)
 		   runs, vt_seed, seed, vt_ops);
 }
 
+/* ---------------------------------------------------------------------- */
+/* 8. Fault injection on the live allocator                                */
+
+#if defined(CONFIG_FAULT_INJECTION_DEBUG_FS)
+/* The live free-space tree and list, checked under their lock. */
+static bool vt_live_check(struct kunit *test)
+{
+	char why[160];
+	bool ok;
+
+	spin_lock(&free_vmap_area_lock);
+	/* The live space runs from 1 to ULONG_MAX: its ends are unaligned. */
+	ok = vt_consistent(&free_vmap_area_root, &free_vmap_area_list, false,
+			   why, sizeof(why));
+	spin_unlock(&free_vmap_area_lock);
+	if (!ok)
+		KUNIT_FAIL(test, "live free-space tree: %s", why);
+	return ok;
+}
+
+struct vt_inject {
+	unsigned int points;	/* fail points one vmalloc() passed */
+	unsigned int returned;	/* injected failures that made it return NULL */
+	unsigned int absorbed;	/* injected failures it recovered from */
+};
+
+/*
+ * Fail the nth fault-injection point of one vmalloc() call (__GFP_NOWARN:
+ * no dumps), for every n until a call passes fewer than n points.  An
+ * injected failure must make vmalloc() return NULL, unless it hit a path
+ * with a fallback (the preload, for one) and the memory is fully usable;
+ * either way the live tree must stay consistent.  Leaks are kmemleak's to
+ * find (make hardened).
+ */
+static void vt_inject_sweep(struct kunit *test, unsigned long size,
+			    struct vt_inject *r)
+{
+	unsigned int nth, left;
+	void *p;
+
+	memset(r, 0, sizeof(*r));
+	for (nth = 1; nth < 256; nth++) {
+		current->fail_nth = nth;
+		p = __vmalloc(size, GFP_KERNEL | __GFP_NOWARN);
+		left = current->fail_nth;
+		current->fail_nth = 0;
+		if (left) {		/* fewer than nth points: done */
+			KUNIT_EXPECT_NOT_NULL(test, p);
+			vfree(p);
+			break;
+		}
+		r->points++;
+		if (p) {
+			memset(p, 0x5a, size);
+			r->absorbed++;
+		} else {
+			r->returned++;
+		}
+		vfree(p);
+		if (!vt_live_check(test))
+			return;
+	}
+	KUNIT_EXPECT_LT(test, nth, 256);
+}
+
+/*
+ * A fault-injection knob: a bool or u32 debugfs file under
+ * /sys/kernel/debug.  debugfs refuses kernel_write(), so the value is set
+ * where the file keeps it: debugfs_create_bool() and debugfs_create_u32()
+ * store the variable's address in the inode's i_private.
+ */
+struct vt_knob {
+	const char *path;
+	bool is_bool;
+	u32 on, off;
+};
+
+static int vt_fault_knob(struct vfsmount *mnt, const struct vt_knob *k,
+			 bool on)
+{
+	u32 val = on ? k->on : k->off;
+	struct file *f;
+	void *data;
+
+	f = file_open_root_mnt(mnt, k->path, O_RDONLY, 0);
+	if (IS_ERR(f))
+		return PTR_ERR(f);
+	data = file_inode(f)->i_private;
+	if (data && k->is_bool)
+		WRITE_ONCE(*(bool *)data, val);
+	else if (data)
+		WRITE_ONCE(*(u32 *)data, val);
+	fput(f);
+	return data ? 0 : -ENOENT;
+}
+
+/*
+ * Sweep vmalloc() with the debugfs @knobs set to "on" (by default
+ * failslab and fail_page_alloc skip sleeping allocations, and
+ * fail_page_alloc order-0 pages too), and set them back "off".
+ */
+static void vt_inject_with(struct kunit *test, const struct vt_knob *knobs,
+			   unsigned int n, struct vt_inject *r)
+{
+	struct file_system_type *type = get_fs_type("debugfs");
+	struct vfsmount *mnt;
+	unsigned int i;
+	int err = 0;
+
+	KUNIT_ASSERT_NOT_NULL(test, type);
+	mnt = kern_mount(type);
+	put_filesystem(type);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(mnt));
+	for (i = 0; i < n && !err; i++)
+		err = vt_fault_knob(mnt, &knobs[i], true);
+	if (!err)
+		vt_inject_sweep(test, 5 * PAGE_SIZE, r);
+	while (i--)
+		vt_fault_knob(mnt, &knobs[i], false);
+	kern_unmount(mnt);
+	KUNIT_ASSERT_EQ_MSG(test, err, 0, "cannot set %s", knobs[n - 1].path);
+}
+#endif
+
+static void vmalloc_inject_slab_test(struct kunit *test)
+{
+#if defined(CONFIG_FAILSLAB) && defined(CONFIG_FAULT_INJECTION_DEBUG_FS)
+	static const struct vt_knob knobs[] = {
+		{ "failslab/ignore-gfp-wait", true, false, true },
+	};
+	struct vt_inject r;
+
+	vt_inject_with(test, knobs, ARRAY_SIZE(knobs), &r);
+	KUNIT_EXPECT_GT(test, r.points, 0);
+	kunit_info(test, "vmalloc(5 pages), failslab: %u fail points, %u failures returned NULL, %u absorbed\n",
+		   r.points, r.returned, r.absorbed);
+#else
+	kunit_skip(test, "needs FAILSLAB, FAULT_INJECTION_DEBUG_FS (kunitconfigs/debug)");
+#endif
+}
+
+static void vmalloc_inject_page_alloc_test(struct kunit *test)
+{
+#if defined(CONFIG_FAIL_PAGE_ALLOC) && defined(CONFIG_FAULT_INJECTION_DEBUG_FS)
+	static const struct vt_knob knobs[] = {
+		{ "fail_page_alloc/ignore-gfp-wait", true, false, true },
+		{ "fail_page_alloc/min-order", false, 0, 1 },
+	};
+	struct vt_inject r;
+
+	vt_inject_with(test, knobs, ARRAY_SIZE(knobs), &r);
+	/* The pages come in one bulk allocation: few points, all fatal. */
+	KUNIT_EXPECT_GT(test, r.points, 0);
+	KUNIT_EXPECT_GT(test, r.returned, 0);
+	kunit_info(test, "vmalloc(5 pages), fail_page_alloc: %u fail points, %u failures returned NULL, %u absorbed\n",
+		   r.points, r.returned, r.absorbed);
+#else
+	kunit_skip(test, "needs FAIL_PAGE_ALLOC, FAULT_INJECTION_DEBUG_FS (kunitconfigs/debug)");
+#endif
+}
+
 static struct kunit_case vmalloc_free_space_test_cases[] = {
 	KUNIT_CASE_PARAM(vmalloc_fit_type_test, vt_fit_gen_params),
 	KUNIT_CASE_PARAM(vmalloc_clip_test, vt_clip_gen_params),
@@ -1376,6 +1552,8 @@ static struct kunit_case vmalloc_free_space_test_cases[] = {
 	KUNIT_CASE(vmalloc_alloc_lowest_first_test),
 	KUNIT_CASE_PARAM(vmalloc_alloc_test, vt_alloc_tbl_gen_params),
 	KUNIT_CASE_SLOW(vmalloc_random_model_test),
+	KUNIT_CASE(vmalloc_inject_slab_test),
+	KUNIT_CASE(vmalloc_inject_page_alloc_test),
 	{}
 };
 
