@@ -109,6 +109,15 @@ build_selftests() {
 	done
 }
 
+# Test modules of this build (the bench variant builds test_vmalloc.ko).
+copy_modules() {
+	local ko
+	ko=$(build_dir "$1")/lib/test_vmalloc.ko
+	[[ -f "$ko" ]] || return 0
+	mkdir -p "$2/lib/modules"
+	cp "$ko" "$2/lib/modules/"
+}
+
 main() {
 	local arch=${1:-} sys stage root tri t
 	[[ $# -eq 1 ]] || die "usage: ${0##*/} ARCH"
@@ -128,6 +137,7 @@ main() {
 	install -m 0755 "$REPO/scripts/guest/init" "$root/init"
 	build_guest_tests "$arch" "$root/tests"
 	build_selftests "$arch" "$root/tests"
+	copy_modules "$arch" "$root"
 	(cd "$root" && find . -print0 | LC_ALL=C sort -z |
 		cpio -o -0 -H newc --quiet -R 0:0) | gzip -1 > "$sys/initramfs.cpio.gz"
 	info "initramfs for $arch: $sys/initramfs.cpio.gz ($(du -h "$sys/initramfs.cpio.gz" | cut -f1))"

@@ -10,8 +10,8 @@
 # rows for "make test" are appended to $KUNIT52_ROWS (default
 # build/ARCH/rows.tsv).  Exit status: 0 only if every test passed and the
 # console shows no kernel report (KASAN, UBSAN, lockdep, WARNING, ...).
-# KUNIT52_VARIANT=debug builds in build/ARCH-debug with kunitconfigs/debug
-# on top; KUNIT52_KUNIT_MODE=build only builds.
+# KUNIT52_VARIANT=debug (or bench) builds in build/ARCH-debug with
+# kunitconfigs/debug on top; KUNIT52_KUNIT_MODE=build only builds.
 set -euo pipefail
 # shellcheck source=scripts/lib.sh
 source "$(dirname "$0")/lib.sh"

@@ -34,13 +34,14 @@ list_sources() {
 	(cd "$1" && find . -type f ! -name '*~' | sed 's|^\./||' | LC_ALL=C sort)
 }
 
-# Build variants: "" (kunitconfigs/all) or "debug" (kunitconfigs/all plus
-# kunitconfigs/debug: KASAN, UBSAN, KFENCE, lockdep, kmemleak, ...), set by
-# KUNIT52_VARIANT.  Each arch and variant has its own build directory.
+# Build variants, set by KUNIT52_VARIANT: "" (kunitconfigs/all), "debug"
+# (plus kunitconfigs/debug: KASAN, UBSAN, KFENCE, lockdep, kmemleak, ...)
+# or "bench" (plus kunitconfigs/bench: the test_vmalloc module).  Each arch
+# and variant has its own build directory.
 check_variant() {
 	case ${KUNIT52_VARIANT:-} in
-	""|debug) ;;
-	*) die "unknown VARIANT '${KUNIT52_VARIANT}' (supported: debug)" ;;
+	""|debug|bench) ;;
+	*) die "unknown VARIANT '${KUNIT52_VARIANT}' (supported: debug, bench)" ;;
 	esac
 }
 

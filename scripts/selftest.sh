@@ -91,8 +91,8 @@ t_make_unknown_arch() {
 t_kunitconfig_union() {
 	local f line rc=0
 	for f in "$REPO"/kunitconfigs/*; do
-		# all is the union; debug is a fragment on top of it.
-		case $(basename "$f") in all|debug) continue ;; esac
+		# all is the union; debug and bench are fragments on top of it.
+		case $(basename "$f") in all|debug|bench) continue ;; esac
 		while read -r line; do
 			grep -qxF -- "$line" "$REPO/kunitconfigs/all" ||
 				{ echo "$(basename "$f"): '$line' missing from all"; rc=1; }
