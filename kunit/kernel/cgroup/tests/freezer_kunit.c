@@ -358,6 +358,16 @@ static void frz_expect_frozen(struct kunit *test, struct frz_cg *cg,
 			    !!frozen, "%s: CGRP_FROZEN", cg->path);
 }
 
+/* Expect every listed cgroup to be frozen (1) or not (0). */
+#define frz_expect_all(test, frozen, ...)				\
+do {									\
+	struct frz_cg *__cgs[] = { __VA_ARGS__ };			\
+	unsigned int __i;						\
+									\
+	for (__i = 0; __i < ARRAY_SIZE(__cgs); __i++)			\
+		frz_expect_frozen(test, __cgs[__i], frozen);		\
+} while (0)
+
 /* ---- tasks ---- */
 
 /* Let default actions apply (kernel threads ignore every signal). */
@@ -647,9 +657,7 @@ static void frz_test_ancestor_freezes_descendants(struct kunit *test)
 	frz_settle(b);
 	frz_settle(c);
 	frz_set(test, a, 1);
-	frz_expect_frozen(test, a, 1);
-	frz_expect_frozen(test, b, 1);
-	frz_expect_frozen(test, c, 1);
+	frz_expect_all(test, 1, a, b, c);
 	KUNIT_EXPECT_TRUE_MSG(test, frz_wait_notify(b), "no event in b");
 	KUNIT_EXPECT_TRUE_MSG(test, frz_wait_notify(c), "no event in c");
 	/* cgroup.freeze is the cgroup's own setting. */
@@ -664,9 +672,7 @@ static void frz_test_ancestor_freezes_descendants(struct kunit *test)
 	frz_settle(b);
 	frz_settle(c);
 	frz_set(test, a, 0);
-	frz_expect_frozen(test, a, 0);
-	frz_expect_frozen(test, b, 0);
-	frz_expect_frozen(test, c, 0);
+	frz_expect_all(test, 0, a, b, c);
 	KUNIT_EXPECT_TRUE_MSG(test, frz_wait_notify(b), "no event in b");
 	KUNIT_EXPECT_TRUE_MSG(test, frz_wait_notify(c), "no event in c");
 	frz_check_tree(test, true);
@@ -698,9 +704,7 @@ static void frz_test_child_thaw_under_frozen_ancestor(struct kunit *test)
 	frz_check_tree(test, true);
 
 	frz_set(test, a, 0);
-	frz_expect_frozen(test, a, 0);
-	frz_expect_frozen(test, b, 0);
-	frz_expect_frozen(test, c, 0);
+	frz_expect_all(test, 0, a, b, c);
 	frz_check_tree(test, true);
 }
 
@@ -755,9 +759,7 @@ static void frz_test_mkdir_in_frozen(struct kunit *test)
 	frz_check_tree(test, true);
 
 	frz_set(test, a, 0);
-	frz_expect_frozen(test, a, 0);
-	frz_expect_frozen(test, b, 0);
-	frz_expect_frozen(test, c, 0);
+	frz_expect_all(test, 0, a, b, c);
 	frz_check_tree(test, true);
 }
 
