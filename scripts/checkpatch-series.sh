@@ -12,7 +12,6 @@ set -euo pipefail
 # shellcheck source=scripts/lib.sh
 source "$(dirname "$0")/lib.sh"
 
-TREE=${KUNIT52_TREE:-$REPO/work/linux}
 SERIES=${1:-$REPO/build/series}
 ROWS=${KUNIT52_ROWS:-$SERIES/rows.tsv}
 INDEX=$(mktemp)

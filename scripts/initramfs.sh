@@ -13,8 +13,6 @@ set -euo pipefail
 # shellcheck source=scripts/lib.sh
 source "$(dirname "$0")/lib.sh"
 
-TREE=${KUNIT52_TREE:-$REPO/work/linux}
-
 # Debian packages whose files the guest uses; libraries are found by
 # following each program's DT_NEEDED entries through these.
 GUEST_DEBS=(busybox-static dmsetup libdevmapper1.02.1 libc6 libselinux1 libudev1

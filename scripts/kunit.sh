@@ -16,7 +16,6 @@ set -euo pipefail
 # shellcheck source=scripts/lib.sh
 source "$(dirname "$0")/lib.sh"
 
-TREE=${KUNIT52_TREE:-$REPO/work/linux}
 BUILD_TIMEOUT=${KUNIT52_BUILD_TIMEOUT:-3600}	# whole kunit.py run, seconds
 BOOT_TIMEOUT=${KUNIT52_BOOT_TIMEOUT:-600}	# one QEMU boot, seconds
 # For the harness self-tests: "exec" boots the existing kernel without

@@ -6,6 +6,10 @@
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 export REPO
 
+# The prepared kernel tree (KUNIT52_TREE overrides it, for self-tests).
+# shellcheck disable=SC2034 # used by the scripts that source this file
+TREE=${KUNIT52_TREE:-$REPO/work/linux}
+
 # Architectures we build and boot.
 KUNIT52_ARCHES=(x86_64 arm64)
 

@@ -12,7 +12,6 @@ set -euo pipefail
 # shellcheck source=scripts/lib.sh
 source "$(dirname "$0")/lib.sh"
 
-TREE=${KUNIT52_TREE:-$REPO/work/linux}
 KUNITDIR=${KUNIT52_KUNIT:-$REPO/kunit}
 OUT=${1:-$REPO/build/series}
 INDEX=$(mktemp)

@@ -14,7 +14,6 @@ set -euo pipefail
 # shellcheck source=scripts/lib.sh
 source "$(dirname "$0")/lib.sh"
 
-TREE=${KUNIT52_TREE:-$REPO/work/linux}
 WORK=$REPO/build/mutants
 ROWS=${KUNIT52_ROWS:-$WORK/rows.tsv}
 MUTATED=""

@@ -21,7 +21,6 @@ set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 
 TARBALL=${KUNIT52_TARBALL:-/usr/src/linux-source-6.12.tar.xz}
-TREE=${KUNIT52_TREE:-$REPO/work/linux}
 PATCHES=${KUNIT52_PATCHES:-$REPO/patches}
 KUNITDIR=${KUNIT52_KUNIT:-$REPO/kunit}
 PREPARED_REF=refs/kunit52/prepared

@@ -22,7 +22,6 @@ set -euo pipefail
 # shellcheck source=scripts/lib.sh
 source "$(dirname "$0")/lib.sh"
 
-TREE=${KUNIT52_TREE:-$REPO/work/linux}
 BOOT_TIMEOUT=${KUNIT52_SYSTEM_TIMEOUT:-900}
 # Extra kernel arguments (harness self-tests use kunit52.inject=...).
 EXTRA_ARGS=${KUNIT52_SYSTEM_ARGS:-}
