@@ -10,7 +10,9 @@ CONFIG_SERIAL_8250_CONSOLE=y
 CONFIG_SMP=y
 # virtio transport for the full-system boots (scripts/system.sh)
 CONFIG_PCI=y
-CONFIG_VIRTIO_PCI=y''',
+CONFIG_VIRTIO_PCI=y
+# The guests boot with acpi=off (scripts/system.sh): no ACPI to build.
+# CONFIG_ACPI is not set''',
 			   qemu_arch='x86_64',
 			   kernel_path='arch/x86/boot/bzImage',
 			   kernel_command_line='console=ttyS0 panic=-1',

@@ -4,8 +4,9 @@
 # Usage: scripts/initramfs.sh ARCH
 #
 # Assemble build/ARCH/system/initramfs.cpio.gz for the full-system boots:
-# busybox-static and the guest tools we need (dmsetup, with the shared
-# libraries it links) from Debian packages for ARCH, unpacked with
+# busybox-static and the guest tools we need (dmsetup; nfs-utils' server
+# programs, rpcbind and sqlite3 for the NFS tests; with the shared
+# libraries they link) from Debian packages for ARCH, unpacked with
 # "dpkg -x" (nothing is installed on the host), our /init, our guest
 # test programs (scripts/guest/*_test.c) and the kernel's own selftests
 # listed in SELFTESTS (from the prepared tree), all built static for ARCH.
@@ -16,9 +17,21 @@ source "$(dirname "$0")/lib.sh"
 # Debian packages whose files the guest uses; libraries are found by
 # following each program's DT_NEEDED entries through these.
 GUEST_DEBS=(busybox-static dmsetup libdevmapper1.02.1 libc6 libselinux1 libudev1
-	    libpcre2-8-0 libcap2)
+	    libpcre2-8-0 libcap2
+	    nfs-kernel-server nfs-common rpcbind sqlite3 libtirpc3 libwrap0 libnsl2
+	    libblkid1 libuuid1 libevent-core-2.1-7 libsqlite3-0 libsystemd0
+	    liblzma5 libzstd1 liblz4-1 libgcrypt20 libgpg-error0
+	    libgssapi-krb5-2 libkrb5-3 libk5crypto3 libcom-err2 libkrb5support0
+	    libkeyutils1 libreadline8 libtinfo6 zlib1g)
+# Architecture-independent packages (configuration files).
+GUEST_DEBS_ALL=(netbase libtirpc-common)
 # Programs copied from the packages, with their libraries.
-GUEST_TOOLS=(sbin/dmsetup)
+GUEST_TOOLS=(sbin/dmsetup
+	     usr/sbin/rpc.nfsd usr/sbin/rpc.mountd usr/sbin/exportfs
+	     usr/sbin/nfsdcld sbin/rpcbind usr/bin/sqlite3)
+# Plain files copied from the packages: libtirpc's transports, RPC
+# program numbers and services for rpcbind, mountd and nfsd.
+GUEST_FILES=(etc/netconfig etc/rpc etc/services etc/protocols)
 # Kernel selftests run as guest tests: "name: sources" under
 # tools/testing/selftests.  They keep their names (test_freezer looks for
 # "(test_freezer)" in /proc/PID/stat).
@@ -45,6 +58,11 @@ stage_debs() {
 		compgen -G "$debs/${p}_*_${darch}.deb" > /dev/null && continue
 		(cd "$debs" && apt-get download -q "$p:$darch" > /dev/null 2>&1) ||
 			die "cannot download Debian package $p:$darch (apt-get update? for arm64: dpkg --add-architecture arm64)"
+	done
+	for p in "${GUEST_DEBS_ALL[@]}"; do
+		compgen -G "$debs/${p}_*_all.deb" > /dev/null && continue
+		(cd "$debs" && apt-get download -q "$p" > /dev/null 2>&1) ||
+			die "cannot download Debian package $p (apt-get update?)"
 	done
 	for p in "$debs"/*.deb; do
 		dpkg -x "$p" "$stage/root"
@@ -131,6 +149,9 @@ main() {
 	cp "$stage/root/bin/busybox" "$root/bin/busybox"
 	for t in "${GUEST_TOOLS[@]}"; do
 		copy_with_libs "$stage" "$tri" "$root" "$t"
+	done
+	for t in "${GUEST_FILES[@]}"; do
+		install -D -m 0644 "$stage/root/$t" "$root/$t"
 	done
 	install -m 0755 "$REPO/scripts/guest/init" "$root/init"
 	build_guest_tests "$arch" "$root/tests"

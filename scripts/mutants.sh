@@ -6,8 +6,9 @@
 #
 # Prove that our suites can fail: apply each mutant of each MUTATIONS.tsv
 # (a plausible bug in the code under test) to the prepared tree, one at a
-# time, run the suite named by the file's "# suite: GLOB" line, and expect
-# it to go red (a failure, crash or hang; not a build error).  The tree is restored
+# time, run the suite named by the file's "# suite: GLOB" line (or, with a
+# "# guest: GLOB" line, build and boot the guest tests of that name), and
+# expect it to go red (a failure, crash or hang; not a build error).  The tree is restored
 # after each mutant, and on any exit.  Refuses to run on a tree holding
 # edits of yours.  Rows go to $KUNIT52_ROWS (default build/mutants/rows.tsv).
 set -euo pipefail
@@ -56,11 +57,19 @@ check_list() {
 	return "$rc"
 }
 
+# run_guest ARCH GLOB: build the kernel, boot it with the guest tests GLOB.
+# A build error returns 0 (the mutant did not build: it is not killed).
+run_guest() {
+	KUNIT52_ROWS=/dev/null KUNIT52_KUNIT_MODE=build "$REPO/scripts/kunit.sh" "$1" || return 0
+	KUNIT52_ROWS=/dev/null "$REPO/scripts/system.sh" "$1" "$2"
+}
+
 # run_list ARCH LIST: run every mutant of LIST; count into KILLED/SURVIVED.
 run_list() {
-	local arch=$1 list=$2 suite name file old new log rc
+	local arch=$1 list=$2 suite guest name file old new log rc
 	suite=$(sed -n 's/^# suite: *//p' "$list")
-	[[ -n "$suite" ]] || die "$list has no '# suite: GLOB' line"
+	guest=$(sed -n 's/^# guest: *//p' "$list")
+	[[ -n "$suite$guest" ]] || die "$list has no '# suite: GLOB' or '# guest: GLOB' line"
 
 	while IFS=$'\t' read -r name file old new; do
 		[[ -z "$name" || "$name" == \#* ]] && continue
@@ -72,7 +81,11 @@ run_list() {
 			continue
 		fi
 		rc=0
-		KUNIT52_ROWS=/dev/null KUNIT52_BOOT_TIMEOUT=120 "$REPO/scripts/kunit.sh" "$arch" "$suite" > "$log" 2>&1 || rc=$?
+		if [[ -n "$guest" ]]; then
+			run_guest "$arch" "$guest" > "$log" 2>&1 || rc=$?
+		else
+			KUNIT52_ROWS=/dev/null KUNIT52_BOOT_TIMEOUT=120 "$REPO/scripts/kunit.sh" "$arch" "$suite" > "$log" 2>&1 || rc=$?
+		fi
 		restore
 		if [[ $rc -ne 0 ]] && grep -q 'Building KUnit Kernel' "$log" &&
 		   ! grep -q 'ERROR:root:.*error:' "$log"; then

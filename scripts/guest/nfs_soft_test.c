@@ -1,0 +1,460 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * NFS soft, softerr and hard mounts against a server that went away, in
+ * the kunit52 guest (Linux 5.2: "NFS: soft mount improvements" and the
+ * softerr option).  The kernel's nfsd serves a tmpfs; the kernel's client
+ * mounts it from another network namespace over a veth pair (nfs.h), with
+ * NFSv3 and NFSv4.2.  With the link cut at the server's end:
+ *
+ *  - on a soft mount a read, a write, a getattr and a mkdir fail with EIO,
+ *    on a softerr mount with ETIMEDOUT, each within the major timeout the
+ *    RPC client derives from timeo and retrans over TCP (linear backoff:
+ *    timeo * (retrans + 1), net/sunrpc/xprt.c xprt_calc_majortimeo()),
+ *    counted from the start of the call; the measured time is printed
+ *    next to that bound;
+ *  - a hard mount blocks for longer than that and completes once the link
+ *    is back, with the data on the server.
+ *
+ * Also: /proc/mounts shows the options as the kernel understood them, and
+ * unknown or contradictory options are refused with EINVAL and a kernel
+ * message.  Prints KTAP.
+ */
+#define _GNU_SOURCE
+#include "nfs.h"
+
+#define MNT_HARD	"/mnt/hard"
+#define MNT_SOFT	"/mnt/soft"
+#define MNT_SOFTERR	"/mnt/softerr"
+#define MNT_SOFTREVAL	"/mnt/softreval"
+#define TIMEO		10	/* deciseconds */
+#define RETRANS		2
+/* The RPC major timeout: timeo * (retrans + 1), in seconds. */
+#define MAJOR		(TIMEO * (RETRANS + 1) / 10.0)
+/* Scheduling and timer slack allowed on top of a bound (TCG guest). */
+#define SLACK		1.5
+
+struct version {
+	const char *name;	/* as /proc/mounts shows it: vers=... */
+	const char *opts;
+	double bound;		/* seconds until a soft call must fail */
+};
+
+/*
+ * NFSv3 calls fail at the major timeout.  A sent NFSv4 call times out
+ * only when the connection breaks (net/sunrpc/clnt.c rpc_check_timeout()):
+ * the TCP user timeout is the same timeo * (retrans + 1)
+ * (xs_tcp_set_socket_timeouts()), and then the reconnection may take the
+ * NFSv4 connect timeout, which is the server's lease period, plus a
+ * reconnect delay of at most half of it (nfs4_set_lease_period()).
+ */
+static const struct version versions[] = {
+	{ "3", "vers=3,nolock", MAJOR },
+	{ "4.2", "vers=4.2", MAJOR + NFS_LEASE + NFS_LEASE / 2 },
+};
+
+enum op { OP_READ, OP_WRITE, OP_GETATTR, OP_MKDIR, NR_OPS };
+static const char *const op_names[] = { "read", "write", "getattr", "mkdir" };
+
+static char klog[65536];
+
+/* One operation on one mount while the link is cut. */
+struct probe {
+	const char *kind, *dir;
+	enum op op;
+	int want;		/* errno expected, 0: success */
+	int fd;
+	pid_t pid;
+	double t0, secs;
+	int err;		/* errno seen, -1: still blocked */
+};
+
+/* Do @op on mount @dir; 0 or errno.  @fd: the test file, open O_DIRECT. */
+static int do_op(enum op op, const char *dir, int fd)
+{
+	char buf[4096], path[128];
+	struct stat st;
+
+	memset(buf, 'w', sizeof(buf));
+	switch (op) {
+	case OP_READ:
+		return pread(fd, buf, sizeof(buf), 0) < 0 ? errno : 0;
+	case OP_WRITE:
+		return pwrite(fd, buf, sizeof(buf), 0) < 0 ? errno : 0;
+	case OP_GETATTR:
+		return fstat(fd, &st) ? errno : 0;
+	case OP_MKDIR:
+		snprintf(path, sizeof(path), "%s/dir-%d", dir, getpid());
+		return mkdir(path, 0755) ? errno : 0;
+	default:
+		return EINVAL;
+	}
+}
+
+/*
+ * Cut the link, start every probe at once (each in a child), wait for
+ * all of them (at most @limit seconds), restore the link.
+ */
+static void run_probes(struct probe *p, int n, double limit)
+{
+	double end;
+	int i, left = n;
+
+	if (!nfs_link(0, false))
+		return;
+	for (i = 0; i < n; i++) {
+		p[i].err = -1;
+		p[i].t0 = nfs_now();
+		p[i].pid = fork();
+		if (p[i].pid == 0)
+			_exit(do_op(p[i].op, p[i].dir, p[i].fd));
+	}
+	end = nfs_now() + limit;
+	while (left && nfs_now() < end) {
+		for (i = 0; i < n; i++) {
+			int status;
+
+			if (p[i].err >= 0 ||
+			    waitpid(p[i].pid, &status, WNOHANG) != p[i].pid)
+				continue;
+			p[i].secs = nfs_now() - p[i].t0;
+			p[i].err = WIFEXITED(status) ? WEXITSTATUS(status) : EINTR;
+			left--;
+		}
+		nfs_sleep(0.01);
+	}
+	nfs_link(0, true);
+	for (i = 0; i < n; i++) {
+		if (p[i].err < 0) {
+			p[i].secs = nfs_now() - p[i].t0;
+			nfs_kill(p[i].pid);
+		}
+	}
+}
+
+/* After the link is back: wait (bounded) until the mount answers again. */
+static bool wait_recovered(const char *dir)
+{
+	char path[128];
+	double end = nfs_now() + 90;
+
+	snprintf(path, sizeof(path), "%s/file", dir);
+	while (nfs_now() < end) {
+		pid_t pid = fork();
+		int status = 0, fd;
+
+		if (pid == 0) {
+			fd = open(path, O_RDONLY | O_DIRECT);
+			_exit(fd >= 0 && pread(fd, path, 1, 0) >= 0 ? 0 : 1);
+		}
+		if (nfs_wait(pid, 10, &status))
+			nfs_kill(pid);
+		else if (status == 0)
+			return true;
+		nfs_sleep(0.5);
+	}
+	ktap_diag("%s did not answer within 90 s of the link coming back", dir);
+	return false;
+}
+
+/* Mount @dir with @opts and check that /proc/mounts shows @expect. */
+static bool mount_and_show(const struct version *v, const char *dir,
+			   const char *opts, const char *const expect[])
+{
+	char all[256], shown[2048];
+	bool ok = true;
+	int err, i;
+
+	snprintf(all, sizeof(all), "%s,%s", v->opts, opts);
+	err = nfs_mount(0, dir, all, 60);
+	if (err) {
+		nfs_klog(klog, sizeof(klog));
+		ktap_diag("mount: %s; kernel log: %s", strerror(err), klog);
+	}
+	if (!ktap_ok(!err, "vers=%s: mount -o %s", v->name, opts))
+		return false;
+	if (!nfs_mount_opts(dir, shown, sizeof(shown))) {
+		ktap_ok(false, "vers=%s: %s is in /proc/mounts", v->name, dir);
+		return false;
+	}
+	ktap_diag("%s", shown);
+	for (i = 0; expect[i]; i++) {
+		bool neg = expect[i][0] == '!';
+
+		if (nfs_has_opt(shown, expect[i] + neg) == neg) {
+			ktap_diag("/proc/mounts %s '%s'", neg ? "has" : "lacks",
+				  expect[i] + neg);
+			ok = false;
+		}
+	}
+	ktap_ok(ok, "vers=%s: /proc/mounts shows -o %s as understood", v->name,
+		opts);
+	return true;
+}
+
+/* The file the cut-link operations use, opened while the link is up. */
+static int open_test_file(const char *dir)
+{
+	char path[128], buf[4096];
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/file", dir);
+	fd = open(path, O_RDWR | O_CREAT | O_DIRECT, 0644);
+	memset(buf, 'i', sizeof(buf));
+	if (fd >= 0 && pwrite(fd, buf, sizeof(buf), 0) != sizeof(buf)) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/*
+ * soft: every operation fails with EIO; softerr (with nosoftreval): with
+ * ETIMEDOUT; softerr alone implies softreval (fs/nfs/fs_context.c), so a
+ * getattr is answered from the attribute cache once the server timed out.
+ */
+static void soft_probes(const struct version *v)
+{
+	static const struct {
+		const char *kind, *dir;
+		int want;
+		bool all_ops;
+	} mounts[] = {
+		{ "soft", MNT_SOFT, EIO, true },
+		{ "softerr,nosoftreval", MNT_SOFTERR, ETIMEDOUT, true },
+		{ "softerr (softreval)", MNT_SOFTREVAL, 0, false },
+	};
+	struct probe p[2 * NR_OPS + 1];
+	int i, m, n = 0, fds[3];
+
+	for (m = 0; m < 3; m++) {
+		fds[m] = open_test_file(mounts[m].dir);
+		if (!ktap_ok(fds[m] >= 0, "vers=%s %s: open a file", v->name,
+			     mounts[m].kind))
+			return;
+		for (i = 0; i < NR_OPS; i++) {
+			if (!mounts[m].all_ops && i != OP_GETATTR)
+				continue;
+			p[n] = (struct probe){ .kind = mounts[m].kind,
+					       .dir = mounts[m].dir, .op = i,
+					       .want = mounts[m].want,
+					       .fd = fds[m] };
+			n++;
+		}
+	}
+	run_probes(p, n, v->bound + 30);
+	for (i = 0; i < n; i++) {
+		if (p[i].err < 0)
+			ktap_diag("%s: still blocked after %.1f s", op_names[p[i].op],
+				  p[i].secs);
+		else
+			ktap_diag("%s: %s after %.2f s (bound %.1f s)",
+				  op_names[p[i].op],
+				  p[i].err ? strerror(p[i].err) : "success",
+				  p[i].secs, v->bound);
+		ktap_ok(p[i].err == p[i].want && p[i].secs >= TIMEO / 10.0 &&
+			p[i].secs <= v->bound + SLACK,
+			"vers=%s %s: %s %s %s within the bound", v->name,
+			p[i].kind, op_names[p[i].op],
+			p[i].want ? "fails with" : "is served from the cache",
+			p[i].want ? strerror(p[i].want) : "after the timeout");
+	}
+	for (m = 0; m < 3; m++)
+		close(fds[m]);
+	for (m = 0; m < 3; m++)
+		if (!wait_recovered(mounts[m].dir))
+			break;
+}
+
+/* A hard mount blocks while the link is cut and finishes when it returns. */
+static void hard_recovers(const struct version *v)
+{
+	static const char data[] = "kunit52: written while the server was away\n";
+	char path[128], buf[4096], srv[256];
+	double wait = v->bound + 2;
+	int fd, status = 0;
+	bool blocked;
+	pid_t child;
+
+	snprintf(path, sizeof(path), MNT_HARD "/hard-%s", v->name);
+	fd = open(path, O_RDWR | O_CREAT | O_DIRECT, 0644);
+	if (!ktap_ok(fd >= 0, "vers=%s hard: open a file", v->name))
+		return;
+	if (!nfs_link(0, false)) {
+		close(fd);
+		return;
+	}
+	/* The write goes on in a child; the soft bound must not end it. */
+	child = fork();
+	if (child == 0) {
+		memset(buf, 0, sizeof(buf));
+		memcpy(buf, data, sizeof(data) - 1);
+		_exit(pwrite(fd, buf, sizeof(data) - 1, 0) ==
+		      sizeof(data) - 1 ? 0 : errno);
+	}
+	blocked = nfs_wait(child, wait, &status) != 0;
+	if (!blocked)
+		ktap_diag("the write returned (status 0x%x) with the link cut",
+			  status);
+	ktap_ok(blocked, "vers=%s hard: a write blocks while the link is cut (%.0f s)",
+		v->name, wait);
+	nfs_link(0, true);
+	if (blocked) {
+		double t0 = nfs_now();
+		bool done = !nfs_wait(child, 120, &status);
+
+		if (done)
+			ktap_diag("it completed %.1f s after the link came back, status 0x%x",
+				  nfs_now() - t0, status);
+		else
+			ktap_diag("still blocked 120 s after the link came back");
+		ktap_ok(done && WIFEXITED(status) && !WEXITSTATUS(status),
+			"vers=%s hard: the write completes after the link returns",
+			v->name);
+		if (!done)
+			nfs_kill(child);
+	}
+	close(fd);
+	snprintf(srv, sizeof(srv), NFS_EXPORT "/hard-%s", v->name);
+	ktap_ok(nfs_read_file(srv, buf, sizeof(buf)) >= 0 && !strcmp(buf, data),
+		"vers=%s hard: the data is intact on the server", v->name);
+}
+
+struct bad_opts {
+	const char *opts, *why;
+};
+
+static const struct bad_opts bad[] = {
+	{ "vers=3,bogus_option", "unknown option" },
+	{ "vers=3,minorversion=1", "minorversion needs vers=4" },
+	{ "vers=3,migration", "migration needs NFSv4" },
+	{ "vers=4.2,proto=udp", "NFSv4 over UDP" },
+	{ "vers=3,proto=tcp6", "IPv6 transport, IPv4 address" },
+	{ "vers=3,timeo=abc", "timeo not a number" },
+	{ "vers=3,retrans=-1", "retrans negative" },
+	{ "vers=3,nconnect=17", "nconnect above 16" },
+	{ "vers=5", "no NFS version 5" },
+	{ "vers=3,sec=bogus", "unknown security flavour" },
+	{ "vers=3,lookupcache=sometimes", "unknown lookupcache mode" },
+};
+
+/* Refused: EINVAL, and the kernel says why (the fs_context log). */
+static void bad_options(void)
+{
+	unsigned int i;
+	char msg[1024];
+	int err;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		err = nfs_fs_create(0, bad[i].opts, msg, sizeof(msg));
+		ktap_diag("-o %s: %s; kernel: %s", bad[i].opts,
+			  err ? strerror(err) : "accepted",
+			  msg[0] ? msg : "(no message)");
+		ktap_ok(err == EINVAL && msg[0],
+			"-o %s is refused with EINVAL and a message (%s)",
+			bad[i].opts, bad[i].why);
+	}
+	/* The same path accepts good options: the probe itself works. */
+	err = nfs_fs_create(0, "vers=3,nolock,soft,timeo=10", msg, sizeof(msg));
+	if (err)
+		ktap_diag("-o vers=3,nolock,soft,timeo=10: %s; kernel: %s",
+			  strerror(err), msg);
+	ktap_ok(!err, "-o vers=3,nolock,soft,timeo=10 is accepted by the same path");
+}
+
+/* Flags given twice: the last one wins, as for every mount option. */
+static void last_wins(const struct version *v)
+{
+	static const char *const hard[] = { "hard", "!soft", "!softerr", NULL };
+	static const char *const softerr[] = { "softerr", "!soft", "!hard", NULL };
+
+	if (mount_and_show(v, "/mnt/last", "soft,hard", hard))
+		nfs_umount("/mnt/last");
+	if (mount_and_show(v, "/mnt/last", "soft,softerr", softerr))
+		nfs_umount("/mnt/last");
+}
+
+static void test_version(const struct version *v)
+{
+	static const char *const hard[] = {
+		"hard", "proto=tcp", "timeo=10", "retrans=2", "!soft", NULL
+	};
+	static const char *const soft[] = {
+		"soft", "!softerr", "!hard", "timeo=10", "retrans=2", "noac", NULL
+	};
+	static const char *const softerr[] = {
+		"softerr", "!soft", "!hard", "!softreval", "timeo=10",
+		"retrans=2", "noac", NULL
+	};
+	static const char *const softreval[] = {
+		"softerr", "softreval", "!soft", "!hard", NULL
+	};
+	char vers[16], shown[2048], path[128], buf[64];
+	int fd;
+
+	if (!mount_and_show(v, MNT_HARD, "hard,timeo=10,retrans=2", hard))
+		return;
+	nfs_mount_opts(MNT_HARD, shown, sizeof(shown));
+	snprintf(vers, sizeof(vers), "vers=%s", v->name);
+	ktap_ok(nfs_has_opt(shown, vers), "vers=%s: /proc/mounts shows %s",
+		v->name, vers);
+
+	/* Served by our nfsd: written by the client, read on the server. */
+	snprintf(path, sizeof(path), MNT_HARD "/hello-%s", v->name);
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	if (fd >= 0) {
+		if (write(fd, "hello\n", 6) != 6 || fsync(fd))
+			ktap_diag("write %s: %s", path, strerror(errno));
+		close(fd);
+	}
+	snprintf(path, sizeof(path), NFS_EXPORT "/hello-%s", v->name);
+	ktap_ok(nfs_read_file(path, buf, sizeof(buf)) == 6 &&
+		!strcmp(buf, "hello\n"),
+		"vers=%s: a file written through the mount is on the server",
+		v->name);
+
+	if (mount_and_show(v, MNT_SOFT, "soft,timeo=10,retrans=2,noac", soft) &&
+	    mount_and_show(v, MNT_SOFTERR,
+			   "softerr,nosoftreval,timeo=10,retrans=2,noac", softerr) &&
+	    mount_and_show(v, MNT_SOFTREVAL, "softerr,timeo=10,retrans=2,noac",
+			   softreval))
+		soft_probes(v);
+	nfs_umount(MNT_SOFTREVAL);
+	nfs_umount(MNT_SOFTERR);
+	nfs_umount(MNT_SOFT);
+	hard_recovers(v);
+	last_wins(v);
+	nfs_umount(MNT_HARD);
+}
+
+int main(void)
+{
+	unsigned int i;
+	int err;
+
+	ktap_begin();
+	if (!nfs_available()) {
+		ktap_skip("nfs_soft_test", "no NFS client and server in this kernel");
+		return ktap_finish();
+	}
+	mkdir("/mnt", 0755);
+	err = nfs_net_setup();
+	if (err)
+		ktap_diag("setup: %s", strerror(-err));
+	if (!ktap_ok(!err, "two network namespaces linked by veth pairs"))
+		return ktap_finish();
+	if (!nfs_server_setup(false)) {
+		nfs_show_log("rpcbind");
+		nfs_show_log("rpc.mountd");
+		nfs_klog(klog, sizeof(klog));
+		ktap_diag("kernel log: %s", klog);
+		ktap_ok(false, "nfsd, rpc.mountd and rpcbind serve " NFS_EXPORT);
+		nfs_server_teardown();
+		return ktap_finish();
+	}
+	ktap_ok(true, "nfsd, rpc.mountd and rpcbind serve " NFS_EXPORT);
+	for (i = 0; i < sizeof(versions) / sizeof(versions[0]); i++)
+		test_version(&versions[i]);
+	bad_options();
+	nfs_server_teardown();
+	return ktap_finish();
+}

@@ -1,0 +1,436 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * NFSv4 client state across a server restart, in the kunit52 guest: the
+ * nfsdcld client-tracking daemon (revived in Linux 5.2 as the way for nfsd
+ * to remember its clients) and what nfsd does without it.  The kernel's
+ * nfsd and two NFSv4.2 clients in network namespaces of their own (nfs.h);
+ * "restart" stops every nfsd thread (the server forgets all state) and
+ * starts them again with a 10 s grace period.
+ *
+ *  - With nfsdcld: client 1 holds a file open and a write lock on it; its
+ *    record is in nfsdcld's database; after the restart the client reclaims
+ *    both (its reads and writes go on, client 2 cannot take the lock);
+ *    client 2, which never held state, cannot reclaim: its OPEN is refused
+ *    until the grace period is over.
+ *  - Without nfsdcld, with a recovery directory: nfsd falls back to the
+ *    legacy tracking (CONFIG_NFSD_LEGACY_CLIENT_TRACKING), records the
+ *    client there, and the client reclaims after the next restart.
+ *  - With neither: nfsd warns ("Is nfsdcld running?") and runs without
+ *    tracking; the client cannot reclaim, its lock is lost (client 2 gets
+ *    it) and I/O through the old file descriptor fails with EIO.
+ *
+ * Prints KTAP.
+ */
+#define _GNU_SOURCE
+#include <ctype.h>
+#include <dirent.h>
+#include <poll.h>
+
+#include "nfs.h"
+
+#define MNT1	"/mnt/c1"
+#define MNT2	"/mnt/c2"
+#define LOCKED	"locked"
+
+static char klog[65536];
+
+/*
+ * The lock holder: a process on client 1 that opens MNT1/locked, writes
+ * it, takes a write lock on its first 4 KiB and then serves commands
+ * ('r' read, 'w' write, 'q' quit) through a pipe, answering with an errno.
+ */
+struct holder {
+	pid_t pid;
+	int cmd, res;
+};
+
+static void holder_main(int cmd, int res)
+{
+	struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET,
+			    .l_len = 4096 };
+	static char buf[4096] __attribute__((aligned(4096)));
+	unsigned char err;
+	char c;
+	int fd;
+
+	memset(buf, 'h', sizeof(buf));
+	fd = open(MNT1 "/" LOCKED, O_RDWR | O_CREAT | O_DIRECT, 0644);
+	if (fd < 0 || pwrite(fd, buf, sizeof(buf), 0) != sizeof(buf) ||
+	    fcntl(fd, F_SETLK, &fl))
+		err = errno;
+	else
+		err = 0;
+	if (write(res, &err, 1) != 1 || err)
+		_exit(1);
+	while (read(cmd, &c, 1) == 1 && c != 'q') {
+		ssize_t n;
+
+		if (c == 'r')
+			n = pread(fd, buf, sizeof(buf), 0);
+		else
+			n = pwrite(fd, buf, sizeof(buf), 0);
+		err = n == sizeof(buf) ? 0 : n < 0 ? errno : EIO;
+		if (write(res, &err, 1) != 1)
+			break;
+	}
+	_exit(0);
+}
+
+/* An answer from the holder within @limit seconds: errno, or -1. */
+static int holder_answer(struct holder *h, double limit)
+{
+	struct pollfd p = { .fd = h->res, .events = POLLIN };
+	unsigned char err;
+
+	if (poll(&p, 1, (int)(limit * 1000)) != 1 ||
+	    read(h->res, &err, 1) != 1)
+		return -1;
+	return err;
+}
+
+static bool holder_start(struct holder *h)
+{
+	int cmd[2], res[2], err;
+
+	if (pipe(cmd) || pipe(res))
+		return false;
+	h->pid = fork();
+	if (h->pid == 0) {
+		close(cmd[1]);
+		close(res[0]);
+		holder_main(cmd[0], res[1]);
+	}
+	close(cmd[0]);
+	close(res[1]);
+	h->cmd = cmd[1];
+	h->res = res[0];
+	err = holder_answer(h, 60);
+	if (err)
+		ktap_diag("lock holder: %s", err < 0 ? "no answer within 60 s" :
+			  strerror(err));
+	return err == 0;
+}
+
+static int holder_ask(struct holder *h, char c, double limit)
+{
+	if (write(h->cmd, &c, 1) != 1)
+		return -1;
+	return holder_answer(h, limit);
+}
+
+static void holder_stop(struct holder *h)
+{
+	int status;
+
+	if (!h->pid)
+		return;
+	if (write(h->cmd, "q", 1) != 1 || nfs_wait(h->pid, 10, &status))
+		nfs_kill(h->pid);
+	close(h->cmd);
+	close(h->res);
+	h->pid = 0;
+}
+
+/* F_SETLK on the held range from client 2: 0 or errno; -1 if it hangs. */
+static int child_lock(void)
+{
+	struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET,
+			    .l_len = 4096 };
+	int status;
+	pid_t pid;
+
+	pid = fork();
+	if (pid == 0) {
+		int fd = open(MNT2 "/" LOCKED, O_RDWR);
+
+		if (fd < 0 || fcntl(fd, F_SETLK, &fl))
+			_exit(errno);
+		_exit(0);
+	}
+	if (nfs_wait(pid, 60, &status)) {
+		ktap_diag("client 2's F_SETLK did not return within 60 s");
+		nfs_kill(pid);
+		return -1;
+	}
+	return WIFEXITED(status) ? WEXITSTATUS(status) : EINTR;
+}
+
+/* nfsd's grace period: 'N' while it lasts, 'Y' once it is over. */
+static char grace_ended(void)
+{
+	char buf[8];
+
+	if (nfs_read_file("/proc/fs/nfsd/v4_end_grace", buf, sizeof(buf)) < 1)
+		return '?';
+	return buf[0];
+}
+
+static bool wait_grace_end(double limit)
+{
+	double end = nfs_now() + limit;
+
+	while (grace_ended() != 'Y') {
+		if (nfs_now() > end) {
+			ktap_diag("the grace period did not end within %.0f s", limit);
+			return false;
+		}
+		nfs_sleep(0.1);
+	}
+	return true;
+}
+
+/* Restart nfsd; the kernel log of the restart goes to klog. */
+static bool restart(void)
+{
+	nfs_klog(klog, sizeof(klog));
+	if (!nfs_nfsd_down() || !nfs_nfsd_up())
+		return false;
+	nfs_klog(klog, sizeof(klog));
+	return true;
+}
+
+/* ---- what nfsdcld recorded ---- */
+
+static void to_hex(const char *s, char *hex)
+{
+	for (; *s; s++, hex += 2)
+		sprintf(hex, "%02X", (unsigned char)*s);
+	*hex = '\0';
+}
+
+/* sqlite3 on nfsdcld's database; output in nfs_out. */
+static bool cld_query(const char *sql)
+{
+	const char *const argv[] = {
+		"/usr/bin/sqlite3", "-batch", NFS_CLD_DIR "/main.sqlite", sql, NULL
+	};
+
+	return nfs_run_ok(30, argv);
+}
+
+/* Is client @c's name in the record table of nfsdcld's current epoch? */
+static bool cld_has_client(int c, bool show)
+{
+	char sql[256], hex[128];
+	unsigned long long cur, rec;
+
+	if (!cld_query("SELECT current, recovery FROM grace;") ||
+	    sscanf(nfs_out, "%llu|%llu", &cur, &rec) != 2) {
+		ktap_diag("nfsdcld's grace table: %s", nfs_oneline(nfs_out));
+		return false;
+	}
+	snprintf(sql, sizeof(sql), "SELECT hex(id) FROM \"rec-%016llx\";", cur);
+	if (!cld_query(sql))
+		return false;
+	if (show)
+		ktap_diag("nfsdcld: epoch %llu (recovery %llu), records: %s",
+			  cur, rec, nfs_oneline(nfs_out));
+	to_hex(nfs_clients[c].host, hex);
+	return strstr(nfs_out, hex);
+}
+
+/* ---- the scenarios ---- */
+
+static bool mount_client(int c, const char *dir)
+{
+	int err = nfs_mount(c, dir, "vers=4.2,hard", 60);
+
+	if (!ktap_ok(!err, "client %d mounts vers=4.2", c + 1))
+		ktap_diag("mount: %s", strerror(err));
+	return !err;
+}
+
+/* After a restart with tracking: client 1 keeps its open file and lock. */
+static void expect_reclaimed(struct holder *h, const char *how)
+{
+	int err;
+
+	err = holder_ask(h, 'r', 60);
+	ktap_ok(err == 0, "%s: client 1 reads through the file it held open",
+		how);
+	if (err)
+		ktap_diag("read: %s", err < 0 ? "no answer in 60 s" : strerror(err));
+	if (!wait_grace_end(60))
+		return;
+	err = holder_ask(h, 'w', 60);
+	ktap_ok(err == 0, "%s: client 1 writes through it after the grace period",
+		how);
+	err = child_lock();
+	ktap_ok(err == EAGAIN, "%s: client 1 reclaimed its lock (client 2's F_SETLK: EAGAIN)",
+		how);
+	if (err != EAGAIN)
+		ktap_diag("client 2's F_SETLK: %s", err < 0 ? "hung" :
+			  err ? strerror(err) : "granted");
+}
+
+static void with_nfsdcld(struct holder *h)
+{
+	char open_grace = '?';
+	double t0, secs;
+	int status;
+	pid_t pid;
+
+	ktap_ok(strstr(klog, "Using nfsdcld client tracking operations"),
+		"nfsd uses nfsdcld");
+	ktap_ok(cld_has_client(0, true),
+		"nfsdcld recorded client 1 (its name is in the current epoch)");
+	ktap_ok(!cld_has_client(1, false),
+		"nfsdcld has no record of client 2, which never mounted");
+
+	if (!ktap_ok(restart(), "nfsd restarts"))
+		return;
+	ktap_ok(grace_ended() == 'N', "nfsdcld: the restarted nfsd is in its grace period");
+	/* Client 1 notices the restart on its next call and reclaims. */
+	if (write(h->cmd, "r", 1) != 1)
+		return;
+
+	/* Client 2 has no record: its OPEN must wait for the grace end. */
+	if (!mount_client(1, MNT2))
+		return;
+	t0 = nfs_now();
+	pid = fork();
+	if (pid == 0) {
+		int fd = open(MNT2 "/new", O_RDWR | O_CREAT, 0644);
+
+		_exit(fd < 0 ? errno : 0);
+	}
+	status = -1;
+	while (nfs_now() < t0 + 60) {
+		char g = grace_ended();
+
+		if (waitpid(pid, &status, WNOHANG) == pid) {
+			open_grace = g;
+			break;
+		}
+		nfs_sleep(0.05);
+	}
+	secs = nfs_now() - t0;
+	if (open_grace == '?') {
+		ktap_ok(false, "client 2's open completes after the grace period");
+		ktap_diag("client 2's open did not return within 60 s");
+		nfs_kill(pid);
+	} else {
+		ktap_ok(status == 0 && open_grace == 'Y',
+			"client 2 (no record) cannot reclaim: its OPEN waits for the grace period to end");
+		ktap_diag("client 2's open returned after %.1f s, status 0x%x, grace over: %c",
+			  secs, status, open_grace);
+	}
+	ktap_ok(holder_answer(h, 60) == 0,
+		"nfsdcld: client 1 reads through the file it held open");
+	expect_reclaimed(h, "nfsdcld");
+	ktap_ok(cld_has_client(0, true) && cld_has_client(1, false),
+		"nfsdcld recorded both clients in the new epoch");
+	ktap_ok(nfs_daemon_alive("nfsdcld"), "nfsdcld still runs");
+}
+
+/* How many client records are in the legacy recovery directory. */
+static int recovery_records(void)
+{
+	struct dirent *e;
+	int n = 0;
+	DIR *d = opendir(NFS_RECOVERY);
+
+	if (!d)
+		return -1;
+	while ((e = readdir(d)))
+		if (e->d_name[0] != '.')
+			n++;
+	closedir(d);
+	return n;
+}
+
+static void legacy_recoverydir(struct holder *h)
+{
+	nfs_stop_daemon("nfsdcld");
+	mkdir(NFS_RECOVERY, 0700);
+	if (!ktap_ok(restart(), "without nfsdcld: nfsd restarts"))
+		return;
+	ktap_ok(strstr(klog, "Using legacy client tracking operations"),
+		"without nfsdcld, with %s: nfsd falls back to the legacy tracking",
+		NFS_RECOVERY);
+	ktap_diag("kernel: %s", klog);
+	/* The switch loses what nfsdcld knew; start over with a new lock. */
+	holder_stop(h);
+	if (!wait_grace_end(60) || !holder_start(h))
+		return;
+	ktap_ok(recovery_records() >= 1, "legacy: client 1 is recorded in %s",
+		NFS_RECOVERY);
+	ktap_diag("%d record(s) in %s", recovery_records(), NFS_RECOVERY);
+	if (!ktap_ok(restart(), "legacy: nfsd restarts"))
+		return;
+	expect_reclaimed(h, "legacy");
+}
+
+static void rm_recovery(void)
+{
+	char path[512];
+	struct dirent *e;
+	DIR *d = opendir(NFS_RECOVERY);
+
+	while (d && (e = readdir(d))) {
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), NFS_RECOVERY "/%s", e->d_name);
+		rmdir(path);
+	}
+	if (d)
+		closedir(d);
+	rmdir(NFS_RECOVERY);
+}
+
+static void no_tracking(struct holder *h)
+{
+	int err;
+
+	rm_recovery();
+	if (!ktap_ok(restart(), "without any tracking: nfsd restarts"))
+		return;
+	ktap_ok(strstr(klog, "Unable to initialize client recovery tracking") &&
+		strstr(klog, "Is nfsdcld running?"),
+		"without any tracking: nfsd warns that it cannot track clients");
+	if (!wait_grace_end(60))
+		return;
+	err = child_lock();
+	ktap_ok(err == 0, "without tracking: client 1 could not reclaim its lock (client 2 gets it)");
+	if (err)
+		ktap_diag("client 2's F_SETLK: %s", err < 0 ? "hung" : strerror(err));
+	err = holder_ask(h, 'r', 60);
+	ktap_ok(err == EIO, "without tracking: I/O through client 1's old file descriptor fails with EIO");
+	ktap_diag("client 1's read: %s", err < 0 ? "no answer in 60 s" :
+		  err ? strerror(err) : "success");
+}
+
+int main(void)
+{
+	struct holder h = { 0 };
+	int err;
+
+	ktap_begin();
+	mkdir("/mnt", 0755);
+	err = nfs_net_setup();
+	if (!ktap_ok(!err, "two network namespaces linked by veth pairs")) {
+		ktap_diag("setup: %s", strerror(-err));
+		return ktap_finish();
+	}
+	nfs_klog(klog, sizeof(klog));
+	if (!ktap_ok(nfs_server_setup(true),
+		     "nfsd, nfsdcld, rpc.mountd and rpcbind serve " NFS_EXPORT)) {
+		nfs_show_log("nfsdcld");
+		nfs_klog(klog, sizeof(klog));
+		ktap_diag("kernel log: %s", klog);
+		nfs_server_teardown();
+		return ktap_finish();
+	}
+	nfs_klog(klog, sizeof(klog));
+	if (mount_client(0, MNT1) &&
+	    ktap_ok(holder_start(&h), "client 1 opens a file and locks it")) {
+		with_nfsdcld(&h);
+		legacy_recoverydir(&h);
+		no_tracking(&h);
+	}
+	holder_stop(&h);
+	nfs_umount(MNT2);
+	nfs_umount(MNT1);
+	nfs_server_teardown();
+	return ktap_finish();
+}
