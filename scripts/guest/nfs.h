@@ -501,6 +501,26 @@ static inline bool nfs_wait_path(const char *path, double limit, const char *wha
 	return true;
 }
 
+/* Wait until daemon @name's log contains @text; bounded. */
+static inline bool nfs_wait_log(const char *name, const char *text, double limit)
+{
+	static char buf[16384];
+	double end = nfs_now() + limit;
+	char path[128];
+
+	snprintf(path, sizeof(path), NFS_LOGS "/%s.log", name);
+	while (nfs_read_file(path, buf, sizeof(buf)) < 0 || !strstr(buf, text)) {
+		if (nfs_now() > end || !nfs_daemon_alive(name)) {
+			ktap_diag("timed out after %.0f s waiting for %s to log '%s'",
+				  limit, name, text);
+			nfs_show_log(name);
+			return false;
+		}
+		nfs_sleep(0.05);
+	}
+	return true;
+}
+
 static const char *const nfs_nfsd_start[] = {
 	"/usr/sbin/rpc.nfsd", "--lease-time", "10", "--grace-time", "10",
 	"4", NULL
@@ -527,11 +547,12 @@ static inline bool nfs_cld_up(void)
 	};
 
 	/*
-	 * nfsd waits only a second for nfsdcld to open its pipe: let the
-	 * daemon create its database and settle first.
+	 * nfsd waits only a second for nfsdcld to open its pipe, and
+	 * nfsdcld notices the pipe only once it listens for events: wait
+	 * for it to say so (-d) before nfsd may start.
 	 */
 	return nfs_spawn("nfsdcld", argv) > 0 &&
-	       nfs_wait_path(NFS_CLD_DIR "/main.sqlite", 30, "nfsdcld's database");
+	       nfs_wait_log("nfsdcld", "Starting event dispatch handler", 60);
 }
 
 /* Write what the programs need, mount nfsd and rpc_pipefs, start rpcbind and
@@ -581,7 +602,6 @@ static inline bool nfs_server_setup(bool cld)
 	    nfs_spawn("rpc.mountd", mountd) < 0 ||
 	    (cld && !nfs_cld_up()))
 		return false;
-	nfs_sleep(cld ? 1 : 0);
 	if (!nfs_nfsd_up())
 		return false;
 	return nfs_daemon_alive("rpcbind") && nfs_daemon_alive("rpc.mountd") &&

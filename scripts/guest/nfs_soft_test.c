@@ -52,10 +52,17 @@ static const struct version versions[] = {
 	{ "4.2", "vers=4.2", MAJOR + NFS_LEASE + NFS_LEASE / 2 },
 };
 
-enum op { OP_READ, OP_WRITE, OP_GETATTR, OP_MKDIR, NR_OPS };
+enum op { OP_READ, OP_WRITE, OP_GETATTR, OP_MKDIR, NR_OPS, OP_HARD_WRITE };
 static const char *const op_names[] = { "read", "write", "getattr", "mkdir" };
+static const char hard_data[] = "kunit52: written while the server was away\n";
 
 static char klog[65536];
+
+/* The file each mount's probes use: /mnt/soft -> /mnt/soft/soft.dat. */
+static void test_file(const char *dir, char *path, size_t size)
+{
+	snprintf(path, size, "%s/%s.dat", dir, strrchr(dir, '/') + 1);
+}
 
 /* One operation on one mount while the link is cut. */
 struct probe {
@@ -66,6 +73,7 @@ struct probe {
 	pid_t pid;
 	double t0, secs;
 	int err;		/* errno seen, -1: still blocked */
+	bool block;		/* expected to block while the link is cut */
 };
 
 /* Do @op on mount @dir; 0 or errno.  @fd: the test file, open O_DIRECT. */
@@ -85,6 +93,11 @@ static int do_op(enum op op, const char *dir, int fd)
 	case OP_MKDIR:
 		snprintf(path, sizeof(path), "%s/dir-%d", dir, getpid());
 		return mkdir(path, 0755) ? errno : 0;
+	case OP_HARD_WRITE:
+		memset(buf, 0, sizeof(buf));
+		memcpy(buf, hard_data, sizeof(hard_data) - 1);
+		return pwrite(fd, buf, sizeof(hard_data) - 1, 0) ==
+		       sizeof(hard_data) - 1 ? 0 : errno;
 	default:
 		return EINVAL;
 	}
@@ -92,24 +105,28 @@ static int do_op(enum op op, const char *dir, int fd)
 
 /*
  * Cut the link, start every probe at once (each in a child), wait for
- * all of them (at most @limit seconds), restore the link.
+ * the probes that must end (at most @limit seconds) and keep the link cut
+ * for at least @hold seconds, then restore it.  Probes that must block
+ * are left running (their err stays -1), the others are killed.
  */
-static void run_probes(struct probe *p, int n, double limit)
+static void run_probes(struct probe *p, int n, double limit, double hold)
 {
-	double end;
-	int i, left = n;
+	double start, end;
+	int i, left = 0;
 
 	if (!nfs_link(0, false))
 		return;
+	start = nfs_now();
 	for (i = 0; i < n; i++) {
 		p[i].err = -1;
 		p[i].t0 = nfs_now();
 		p[i].pid = fork();
 		if (p[i].pid == 0)
 			_exit(do_op(p[i].op, p[i].dir, p[i].fd));
+		left += !p[i].block;
 	}
-	end = nfs_now() + limit;
-	while (left && nfs_now() < end) {
+	end = start + limit;
+	while ((left || nfs_now() < start + hold) && nfs_now() < end) {
 		for (i = 0; i < n; i++) {
 			int status;
 
@@ -118,7 +135,7 @@ static void run_probes(struct probe *p, int n, double limit)
 				continue;
 			p[i].secs = nfs_now() - p[i].t0;
 			p[i].err = WIFEXITED(status) ? WEXITSTATUS(status) : EINTR;
-			left--;
+			left -= !p[i].block;
 		}
 		nfs_sleep(0.01);
 	}
@@ -126,7 +143,8 @@ static void run_probes(struct probe *p, int n, double limit)
 	for (i = 0; i < n; i++) {
 		if (p[i].err < 0) {
 			p[i].secs = nfs_now() - p[i].t0;
-			nfs_kill(p[i].pid);
+			if (!p[i].block)
+				nfs_kill(p[i].pid);
 		}
 	}
 }
@@ -137,7 +155,7 @@ static bool wait_recovered(const char *dir)
 	char path[128];
 	double end = nfs_now() + 90;
 
-	snprintf(path, sizeof(path), "%s/file", dir);
+	test_file(dir, path, sizeof(path));
 	while (nfs_now() < end) {
 		pid_t pid = fork();
 		int status = 0, fd;
@@ -191,28 +209,58 @@ static bool mount_and_show(const struct version *v, const char *dir,
 	return true;
 }
 
-/* The file the cut-link operations use, opened while the link is up. */
-static int open_test_file(const char *dir)
+/*
+ * Open the test file while the link is up: 4 KiB of data to read, or
+ * (@empty) truncated for the hard mount's write.
+ */
+static int open_test_file(const char *dir, bool empty)
 {
 	char path[128], buf[4096];
 	int fd;
 
-	snprintf(path, sizeof(path), "%s/file", dir);
-	fd = open(path, O_RDWR | O_CREAT | O_DIRECT, 0644);
+	test_file(dir, path, sizeof(path));
+	fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_DIRECT, 0644);
 	memset(buf, 'i', sizeof(buf));
-	if (fd >= 0 && pwrite(fd, buf, sizeof(buf), 0) != sizeof(buf)) {
+	if (fd >= 0 && !empty && pwrite(fd, buf, sizeof(buf), 0) != sizeof(buf)) {
 		close(fd);
 		return -1;
 	}
 	return fd;
 }
 
+/* The hard mount's write, still blocked when the link came back. */
+static void hard_completes(const struct version *v, struct probe *h)
+{
+	char buf[4096], srv[256];
+	double t0 = nfs_now();
+	int status = 0;
+	bool done;
+
+	done = !nfs_wait(h->pid, 120, &status);
+	if (done)
+		ktap_diag("it completed %.1f s after the link came back, status 0x%x",
+			  nfs_now() - t0, status);
+	else
+		ktap_diag("still blocked 120 s after the link came back");
+	ktap_ok(done && WIFEXITED(status) && !WEXITSTATUS(status),
+		"vers=%s hard: the write completes after the link returns",
+		v->name);
+	if (!done)
+		nfs_kill(h->pid);
+	snprintf(srv, sizeof(srv), NFS_EXPORT "/hard.dat");
+	ktap_ok(nfs_read_file(srv, buf, sizeof(buf)) >= 0 &&
+		!strcmp(buf, hard_data),
+		"vers=%s hard: the data is intact on the server", v->name);
+}
+
 /*
- * soft: every operation fails with EIO; softerr (with nosoftreval): with
- * ETIMEDOUT; softerr alone implies softreval (fs/nfs/fs_context.c), so a
- * getattr is answered from the attribute cache once the server timed out.
+ * With the link cut once: soft: every operation fails with EIO; softerr
+ * (with nosoftreval): with ETIMEDOUT; softerr alone implies softreval
+ * (fs/nfs/fs_context.c), so a getattr is answered from the attribute
+ * cache once the server timed out; hard: a write blocks for longer than
+ * the soft bound and completes when the link is back.
  */
-static void soft_probes(const struct version *v)
+static void cut_link_probes(const struct version *v)
 {
 	static const struct {
 		const char *kind, *dir;
@@ -222,27 +270,42 @@ static void soft_probes(const struct version *v)
 		{ "soft", MNT_SOFT, EIO, true },
 		{ "softerr,nosoftreval", MNT_SOFTERR, ETIMEDOUT, true },
 		{ "softerr (softreval)", MNT_SOFTREVAL, 0, false },
+		{ "hard", MNT_HARD, 0, false },
 	};
-	struct probe p[2 * NR_OPS + 1];
-	int i, m, n = 0, fds[3];
+	const int nmounts = sizeof(mounts) / sizeof(mounts[0]);
+	struct probe p[2 * NR_OPS + 2], *hard = NULL;
+	double hold = v->bound + 2;
+	int i, m, n = 0, fds[4];
 
-	for (m = 0; m < 3; m++) {
-		fds[m] = open_test_file(mounts[m].dir);
+	for (m = 0; m < nmounts; m++) {
+		fds[m] = open_test_file(mounts[m].dir,
+					!strcmp(mounts[m].kind, "hard"));
 		if (!ktap_ok(fds[m] >= 0, "vers=%s %s: open a file", v->name,
-			     mounts[m].kind))
+			     mounts[m].kind)) {
+			while (m--)
+				close(fds[m]);
 			return;
+		}
+		if (!strcmp(mounts[m].kind, "hard")) {
+			hard = &p[n];
+			p[n++] = (struct probe){ .kind = "hard", .dir = MNT_HARD,
+						 .op = OP_HARD_WRITE, .fd = fds[m],
+						 .block = true };
+			continue;
+		}
 		for (i = 0; i < NR_OPS; i++) {
 			if (!mounts[m].all_ops && i != OP_GETATTR)
 				continue;
-			p[n] = (struct probe){ .kind = mounts[m].kind,
-					       .dir = mounts[m].dir, .op = i,
-					       .want = mounts[m].want,
-					       .fd = fds[m] };
-			n++;
+			p[n++] = (struct probe){ .kind = mounts[m].kind,
+						 .dir = mounts[m].dir, .op = i,
+						 .want = mounts[m].want,
+						 .fd = fds[m] };
 		}
 	}
-	run_probes(p, n, v->bound + 30);
+	run_probes(p, n, v->bound + 30, hold);
 	for (i = 0; i < n; i++) {
+		if (p[i].block)
+			continue;
 		if (p[i].err < 0)
 			ktap_diag("%s: still blocked after %.1f s", op_names[p[i].op],
 				  p[i].secs);
@@ -258,65 +321,17 @@ static void soft_probes(const struct version *v)
 			p[i].want ? "fails with" : "is served from the cache",
 			p[i].want ? strerror(p[i].want) : "after the timeout");
 	}
-	for (m = 0; m < 3; m++)
+	if (hard->err >= 0)
+		ktap_diag("the write returned (%s) with the link cut",
+			  hard->err ? strerror(hard->err) : "success");
+	if (ktap_ok(hard->err < 0, "vers=%s hard: a write blocks while the link is cut (%.0f s)",
+		    v->name, hold))
+		hard_completes(v, hard);
+	for (m = 0; m < nmounts; m++)
 		close(fds[m]);
-	for (m = 0; m < 3; m++)
+	for (m = 0; m < nmounts; m++)
 		if (!wait_recovered(mounts[m].dir))
 			break;
-}
-
-/* A hard mount blocks while the link is cut and finishes when it returns. */
-static void hard_recovers(const struct version *v)
-{
-	static const char data[] = "kunit52: written while the server was away\n";
-	char path[128], buf[4096], srv[256];
-	double wait = v->bound + 2;
-	int fd, status = 0;
-	bool blocked;
-	pid_t child;
-
-	snprintf(path, sizeof(path), MNT_HARD "/hard-%s", v->name);
-	fd = open(path, O_RDWR | O_CREAT | O_DIRECT, 0644);
-	if (!ktap_ok(fd >= 0, "vers=%s hard: open a file", v->name))
-		return;
-	if (!nfs_link(0, false)) {
-		close(fd);
-		return;
-	}
-	/* The write goes on in a child; the soft bound must not end it. */
-	child = fork();
-	if (child == 0) {
-		memset(buf, 0, sizeof(buf));
-		memcpy(buf, data, sizeof(data) - 1);
-		_exit(pwrite(fd, buf, sizeof(data) - 1, 0) ==
-		      sizeof(data) - 1 ? 0 : errno);
-	}
-	blocked = nfs_wait(child, wait, &status) != 0;
-	if (!blocked)
-		ktap_diag("the write returned (status 0x%x) with the link cut",
-			  status);
-	ktap_ok(blocked, "vers=%s hard: a write blocks while the link is cut (%.0f s)",
-		v->name, wait);
-	nfs_link(0, true);
-	if (blocked) {
-		double t0 = nfs_now();
-		bool done = !nfs_wait(child, 120, &status);
-
-		if (done)
-			ktap_diag("it completed %.1f s after the link came back, status 0x%x",
-				  nfs_now() - t0, status);
-		else
-			ktap_diag("still blocked 120 s after the link came back");
-		ktap_ok(done && WIFEXITED(status) && !WEXITSTATUS(status),
-			"vers=%s hard: the write completes after the link returns",
-			v->name);
-		if (!done)
-			nfs_kill(child);
-	}
-	close(fd);
-	snprintf(srv, sizeof(srv), NFS_EXPORT "/hard-%s", v->name);
-	ktap_ok(nfs_read_file(srv, buf, sizeof(buf)) >= 0 && !strcmp(buf, data),
-		"vers=%s hard: the data is intact on the server", v->name);
 }
 
 struct bad_opts {
@@ -417,11 +432,10 @@ static void test_version(const struct version *v)
 			   "softerr,nosoftreval,timeo=10,retrans=2,noac", softerr) &&
 	    mount_and_show(v, MNT_SOFTREVAL, "softerr,timeo=10,retrans=2,noac",
 			   softreval))
-		soft_probes(v);
+		cut_link_probes(v);
 	nfs_umount(MNT_SOFTREVAL);
 	nfs_umount(MNT_SOFTERR);
 	nfs_umount(MNT_SOFT);
-	hard_recovers(v);
 	last_wins(v);
 	nfs_umount(MNT_HARD);
 }
