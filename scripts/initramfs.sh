@@ -49,20 +49,25 @@ guest_cc() {
 	case $1 in x86_64) echo gcc ;; arm64) echo aarch64-linux-gnu-gcc ;; esac
 }
 
+# fetch_deb DIR NAME DEBARCH SPEC: download SPEC into DIR unless a
+# NAME_*_DEBARCH.deb is there already.
+fetch_deb() {
+	local dir=$1 name=$2 darch=$3 spec=$4
+	compgen -G "$dir/${name}_*_${darch}.deb" > /dev/null && return 0
+	(cd "$dir" && apt-get download -q "$spec" > /dev/null 2>&1) ||
+		die "cannot download Debian package $spec (apt-get update? for arm64: dpkg --add-architecture arm64)"
+}
+
 # Download and unpack the guest packages into STAGE (once per version).
 stage_debs() {
 	local arch=$1 stage=$2 debs=$2/debs p darch
 	darch=$(deb_arch "$arch")
 	mkdir -p "$debs" "$stage/root"
 	for p in "${GUEST_DEBS[@]}"; do
-		compgen -G "$debs/${p}_*_${darch}.deb" > /dev/null && continue
-		(cd "$debs" && apt-get download -q "$p:$darch" > /dev/null 2>&1) ||
-			die "cannot download Debian package $p:$darch (apt-get update? for arm64: dpkg --add-architecture arm64)"
+		fetch_deb "$debs" "$p" "$darch" "$p:$darch"
 	done
 	for p in "${GUEST_DEBS_ALL[@]}"; do
-		compgen -G "$debs/${p}_*_all.deb" > /dev/null && continue
-		(cd "$debs" && apt-get download -q "$p" > /dev/null 2>&1) ||
-			die "cannot download Debian package $p (apt-get update?)"
+		fetch_deb "$debs" "$p" all "$p"
 	done
 	for p in "$debs"/*.deb; do
 		dpkg -x "$p" "$stage/root"

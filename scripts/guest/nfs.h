@@ -626,7 +626,7 @@ static inline void nfs_server_teardown(void)
 
 /*
  * mount -t nfs SERVER:/srv/nfs DIR -o OPTS from client @c's namespaces.
- * Returns 0 or the errno of mount(2); -ETIME if it did not return within
+ * Returns 0 or the errno of mount(2); ETIME if it did not return within
  * @limit seconds.
  */
 static inline int nfs_mount(int c, const char *dir, const char *opts, double limit)
@@ -725,11 +725,12 @@ static inline void nfs_umount(const char *dir)
 
 	if (pid == 0)
 		_exit(umount(dir) ? errno : 0);
-	if (nfs_wait(pid, 20, &status) || status) {
-		if (pid > 0 && status)
-			nfs_kill(pid);
-		umount2(dir, MNT_FORCE | MNT_DETACH);
+	if (nfs_wait(pid, 20, &status)) {
+		nfs_kill(pid);
+		status = -1;
 	}
+	if (status)
+		umount2(dir, MNT_FORCE | MNT_DETACH);
 }
 
 /* The options field of DIR's line in /proc/mounts. */

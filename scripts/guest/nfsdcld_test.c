@@ -22,7 +22,6 @@
  * Prints KTAP.
  */
 #define _GNU_SOURCE
-#include <ctype.h>
 #include <dirent.h>
 #include <poll.h>
 
