@@ -17,7 +17,7 @@ SUITE ?= *
 TESTS ?= *
 SOAK_SECONDS ?= 600
 SEED  ?=
-# VARIANT=debug: kunitconfigs/debug on top of all, in build/<arch>-debug.
+# VARIANT=debug: kunitconfigs/variants/debug on top, in build/<arch>-debug.
 VARIANT ?=
 export KUNIT52_VARIANT := $(VARIANT)
 
@@ -86,7 +86,7 @@ test:
 	@$(SCRIPTS)/gate.sh
 
 clean:
-	rm -rf build
+	rm -rf build work/linux/.build-*
 
 distclean: clean
 	@$(SCRIPTS)/prepare-tree.sh --check-clean

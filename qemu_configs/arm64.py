@@ -9,7 +9,9 @@ CONFIG_SERIAL_AMBA_PL011=y
 CONFIG_SERIAL_AMBA_PL011_CONSOLE=y
 CONFIG_SMP=y
 # virtio transport for the full-system boots (scripts/system.sh)
-CONFIG_VIRTIO_MMIO=y''',
+CONFIG_VIRTIO_MMIO=y
+# QEMU loads the kernel directly: no EFI (kunitconfigs/lean has the rest).
+# CONFIG_EFI is not set''',
 			   qemu_arch='aarch64',
 			   kernel_path='arch/arm64/boot/Image.gz',
 			   kernel_command_line='console=ttyAMA0 panic=-1',

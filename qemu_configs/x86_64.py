@@ -12,7 +12,19 @@ CONFIG_SMP=y
 CONFIG_PCI=y
 CONFIG_VIRTIO_PCI=y
 # The guests boot with acpi=off (scripts/system.sh): no ACPI to build.
-# CONFIG_ACPI is not set''',
+# CONFIG_ACPI is not set
+# What an emulated machine does not need (kunitconfigs/lean has the rest).
+# CONFIG_X86_MCE is not set
+# CONFIG_SCHED_MC_PRIO is not set
+# CONFIG_CPU_FREQ is not set
+# CONFIG_PCIEASPM is not set
+# CONFIG_INTEL_MEI is not set
+# CONFIG_X86_PLATFORM_DEVICES is not set
+# CONFIG_PERF_EVENTS_INTEL_UNCORE is not set
+# CONFIG_PERF_EVENTS_INTEL_RAPL is not set
+# CONFIG_PERF_EVENTS_INTEL_CSTATE is not set
+# CONFIG_PERF_EVENTS_AMD_UNCORE is not set
+# CONFIG_PERF_EVENTS_AMD_POWER is not set''',
 			   qemu_arch='x86_64',
 			   kernel_path='arch/x86/boot/bzImage',
 			   kernel_command_line='console=ttyS0 panic=-1',

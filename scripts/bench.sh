@@ -9,7 +9,7 @@
 #      pairs on fragmented trees of N = 100 .. 100,000 free blocks, next to
 #      a linear scan of the address-sorted list, in one boot per arch;
 #   2. lib/test_vmalloc.c, the driver the 5.2 commit was measured with:
-#      built as a module (kunitconfigs/bench, build/<arch>-bench) and
+#      built as a module (kunitconfigs/variants/bench, build/<arch>-bench) and
 #      loaded in the guest with test_vmalloc.sh's "performance" parameters
 #      (one worker, sequential order, 3 repeats; KUNIT52_VMALLOC_LOOPS
 #      loops per test, default 10000 instead of 1000000 under TCG); the
@@ -35,7 +35,7 @@ BACKTICKED=$'\x60make bench\x60'
 # Boot the vmalloc_bench suite on $1; print "N tree linear tree linear" rows.
 bench_rows() {
 	local arch=$1
-	KUNIT52_KERNEL_ARGS=vmalloc.kunit_bench=1 KUNIT52_ROWS=$OUT/rows.tsv \
+	KUNIT52_KERNEL_ARGS=vmalloc.kunit_bench=1 KUNIT52_RESULTS=$OUT/results.jsonl \
 		"$REPO/scripts/kunit.sh" "$arch" 'vmalloc_bench' > "$OUT/$arch.log" 2>&1 ||
 		die "vmalloc_bench did not run on $arch (log: $OUT/$arch.log)"
 	grep -o $'bench\t[0-9]*\t[0-9]*\t[0-9]*\t[0-9]*\t[0-9]*' "$REPO/build/$arch/test.log" |
@@ -50,7 +50,7 @@ perf_rows() {
 	KUNIT52_VARIANT=bench KUNIT52_KUNIT_MODE=build \
 		"$REPO/scripts/kunit.sh" "$arch" > "$OUT/perf-build-$arch.log" 2>&1 ||
 		die "bench kernel for $arch did not build (log: $OUT/perf-build-$arch.log)"
-	KUNIT52_VARIANT=bench KUNIT52_ROWS=$OUT/rows.tsv \
+	KUNIT52_VARIANT=bench KUNIT52_RESULTS=$OUT/results.jsonl \
 	KUNIT52_SYSTEM_ARGS="kunit52.vmalloc_loops=$LOOPS" \
 		"$REPO/scripts/system.sh" "$arch" 'vmalloc_perf*' > "$OUT/perf-$arch.log" 2>&1 ||
 		die "test_vmalloc failed on $arch (log: $OUT/perf-$arch.log, KTAP: $sys/ktap.log)"
@@ -150,7 +150,7 @@ main() {
 	done
 	((${#arches[@]})) || arches=("${KUNIT52_ARCHES[@]}")
 	mkdir -p "$OUT"
-	rm -f "$OUT/rows.tsv"
+	rm -f "$OUT/results.jsonl"
 
 	for arch in "${arches[@]}"; do
 		info "bench $arch: vmalloc_bench (one boot)"

@@ -7,13 +7,14 @@
 #   - it applies, patch by patch, on pristine linux-source-6.12;
 #   - every patch passes scripts/checkpatch.pl --strict with no error and
 #     no warning.
-# One row per patch goes to $KUNIT52_ROWS (default build/series/rows.tsv).
+# One result per patch goes to $KUNIT52_RESULTS (default
+# build/series/results.jsonl).
 set -euo pipefail
 # shellcheck source=scripts/lib.sh
 source "$(dirname "$0")/lib.sh"
 
 SERIES=${1:-$REPO/build/series}
-ROWS=${KUNIT52_ROWS:-$SERIES/rows.tsv}
+export KUNIT52_RESULTS=${KUNIT52_RESULTS:-$SERIES/results.jsonl}
 INDEX=$(mktemp)
 trap 'rm -f "$INDEX"' EXIT
 
@@ -62,7 +63,8 @@ main() {
 		log=${p%.patch}.checkpatch.log
 		if ! applies "$p"; then
 			echo "FAIL  $name: does not apply on pristine + earlier patches" >&2
-			printf 'series\t%s (applies)\t0\t1\t0\t%s\n' "$name" "$p" >> "$ROWS"
+			result series pristine applies "$name" FAIL "$p" \
+				"does not apply on pristine + earlier patches"
 			failed=1
 			continue
 		fi
@@ -75,12 +77,13 @@ main() {
 		read -r errors warnings checks <<< "${counts:-1 0 0}"
 		if [[ $errors -eq 0 && $warnings -eq 0 ]]; then
 			printf 'ok    %s: checkpatch --strict: 0 errors, 0 warnings, %s checks\n' "$name" "$checks"
-			printf 'checkpatch\t%s\t1\t0\t0\t%s\n' "$name" "$log" >> "$ROWS"
+			result checkpatch series checkpatch "$name" PASS "$log"
 		else
 			printf 'FAIL  %s: checkpatch --strict: %s errors, %s warnings (log: %s)\n' \
 				"$name" "$errors" "$warnings" "$log" >&2
 			grep -E '^(ERROR|WARNING):' "$log" | sed 's/^/        /' >&2 || true
-			printf 'checkpatch\t%s\t0\t1\t0\t%s\n' "$name" "$log" >> "$ROWS"
+			result checkpatch series checkpatch "$name" FAIL "$log" \
+				"$errors errors, $warnings warnings"
 			failed=1
 		fi
 	done

@@ -1,81 +1,138 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# The full gate behind "make test": the series and checkpatch, every KUnit
-# suite and every full-system test on x86_64 and arm64, the same again on
-# the hardened x86_64 kernel (kunitconfigs/debug), and the harness
-# self-tests ("make mutants" runs apart: each mutant is a rebuild).  Every
-# step runs even after a failure; each adds rows to build/gate/rows.tsv.  Ends with
-# one line of its own, "N passed, N failed", and exits non-zero if any
+# The full gate behind "make test".  Every suite and every guest test runs
+# on both architectures, each on one kernel configuration (the matrix is
+# in lib.sh, gate_variant): x86_64 on the plain kernel that "make run"
+# builds, arm64 on the hardened one (kunitconfigs/variants/debug), where one boot
+# runs the KUnit suites, the guest tests and a kmemleak scan.  Then the
+# series and checkpatch, and the harness self-tests ("make mutants" runs
+# apart: each mutant is a rebuild).
+#
+# Boots spend most of their time waiting (NFS timeouts, grace periods), so
+# each runs in the background while the next build, or the host-only
+# steps, run niced beside it; two boots never overlap.  Every step runs
+# even after a failure and records its results in a file of its own
+# (build/gate/results/); the summary, build/gate/junit.xml and the last
+# line, "N passed, N failed", are read from them.  Exits non-zero if any
 # test failed, crashed, hung, timed out or printed no KTAP output.
 set -euo pipefail
 # shellcheck source=scripts/lib.sh
 source "$(dirname "$0")/lib.sh"
 
 GATE=$REPO/build/gate
-ROWS=$GATE/rows.tsv
-export KUNIT52_ROWS=$ROWS
+RESULTS_DIR=$GATE/results
+LOGS=$GATE/logs
+NSTEP=0
+declare -A BG_PID=()
 
-# True if a row after the first N rows records a failure.
-new_failure_rows() {
-	tail -n +"$(($1 + 1))" "$ROWS" | awk -F'\t' '$4 > 0 { f = 1 } END { exit !f }'
-}
-
-# step NAME CMD...: run a step, record a failure row if it fails without
-# recording one of its own (a crash of the step itself counts).
-step() {
-	local name=$1 before start rc=0
-	shift
-	before=$(wc -l < "$ROWS")
-	start=$SECONDS
+# run_step N NAME CMD...: run CMD with results file N-NAME.jsonl; a step
+# that fails without recording a failure gets one (a crash of the step
+# itself counts).
+run_step() {
+	local n=$1 name=$2 rc=0 start=$SECONDS results
+	shift 2
+	results=$(printf '%s/%02d-%s.jsonl' "$RESULTS_DIR" "$n" "$name")
+	: > "$results"
 	info "[$name] $*"
-	"$@" || rc=$?
-	if [[ $rc -ne 0 ]] && ! new_failure_rows "$before"; then
-		printf 'step\t%s (exit %d)\t0\t1\t0\t-\n' "$name" "$rc" >> "$ROWS"
+	KUNIT52_RESULTS=$results "$@" || rc=$?
+	if [[ $rc -ne 0 ]] &&
+	   ! python3 "$REPO/scripts/results.py" has --status FAIL,ERROR "$results"; then
+		KUNIT52_RESULTS=$results result step gate "$name" "the step completes" \
+			ERROR "$LOGS/$name.log" "exit status $rc"
 	fi
 	printf '%s\t%s\n' "$name" $((SECONDS - start)) >> "$GATE/times.tsv"
 	info "[$name] done in $((SECONDS - start))s (exit $rc)"
 }
 
+# step NAME CMD...: a step in the foreground.
+step() {
+	NSTEP=$((NSTEP + 1))
+	run_step "$NSTEP" "$@" 2>&1 | tee "$LOGS/$1.log"
+}
+
+# step_bg NAME CMD...: a step in the background, its output in
+# logs/NAME.log, shown when it is joined.
+step_bg() {
+	NSTEP=$((NSTEP + 1))
+	run_step "$NSTEP" "$@" > "$LOGS/$1.log" 2>&1 &
+	BG_PID[$1]=$!
+	info "[$1] running in the background (log: $LOGS/$1.log)"
+}
+
+# join NAME: wait for background step NAME, then show its output.
+join() {
+	info "[$1] waiting for it to end"
+	wait "${BG_PID[$1]}" || true
+	cat "$LOGS/$1.log"
+}
+
+# The kunit.sh/system.sh environment of ARCH's gate configuration.
+variant_env() {
+	echo "KUNIT52_VARIANT=$(gate_variant "$1")"
+}
+
+# kunit_step ARCH [nice]: build ARCH's gate kernel; on a plain kernel run
+# the KUnit suites with kunit.py too (a hardened kernel runs them in its
+# guest boot, so that kmemleak's scan covers them).
+kunit_step() {
+	local arch=$1 mode=run name=kunit-$1
+	shift
+	[[ -z $(gate_variant "$arch") ]] || { mode=build name=build-$arch; }
+	step "$name" env "$(variant_env "$arch")" KUNIT52_KUNIT_MODE=$mode \
+		"$@" "$REPO/scripts/kunit.sh" "$arch" '*'
+}
+
+# boot_step_name ARCH: the step that boots ARCH's gate kernel with the
+# guest tests (and, on a hardened kernel, the KUnit suites).
+boot_step_name() {
+	if [[ -n $(gate_variant "$1") ]]; then
+		echo "hardened-$1"
+	else
+		echo "system-$1"
+	fi
+}
+
 report() {
-	local passed failed skipped
+	local -a files
 	echo
 	echo "== kunit52 gate summary =="
-	awk -F'\t' '{ printf "%-11s %-60s %6s %6s %7s\n", $1, $2, $3, $4, $5 }' \
-		<(printf 'area\titem\tpassed\tfailed\tskipped\n') "$ROWS"
+	awk -F'\t' '{ printf "step %-20s %5ss\n", $1, $2 }' "$GATE/times.tsv"
+	if [[ -s "$GATE/ccache.tsv" ]]; then
+		echo "compiler cache ($KUNIT52_CCACHE_DIR):"
+		awk -F'\t' '{ printf "  build %-14s %s\n", $1, $2 }' "$GATE/ccache.tsv"
+	fi
+	files=("$RESULTS_DIR"/*.jsonl)
+	python3 "$REPO/scripts/results.py" junit --out "$GATE/junit.xml" "${files[@]}"
+	echo "JUnit XML: $GATE/junit.xml; logs: $LOGS/"
 	echo
-	awk -F'\t' '{ printf "step %-12s %5ss\n", $1, $2 }' "$GATE/times.tsv"
-	awk -F'\t' '$4 > 0 && $6 != "-" { print "failed: " $2 " (log: " $6 ")" }' "$ROWS"
-	passed=$(awk -F'\t' '{ s += $3 } END { print s + 0 }' "$ROWS")
-	failed=$(awk -F'\t' '{ s += $4 } END { print s + 0 }' "$ROWS")
-	skipped=$(awk -F'\t' '{ s += $5 } END { print s + 0 }' "$ROWS")
-	[[ $skipped -eq 0 ]] || echo "($skipped skipped)"
-	echo "$passed passed, $failed failed"
-	[[ $failed -eq 0 && $passed -gt 0 ]]
+	python3 "$REPO/scripts/results.py" report "${files[@]}"
 }
 
 main() {
-	local arch start=$SECONDS
+	local first=arm64 second=x86_64 start=$SECONDS
 	rm -rf "$GATE"
-	mkdir -p "$GATE"
-	: > "$ROWS"
+	mkdir -p "$RESULTS_DIR" "$LOGS"
 	: > "$GATE/times.tsv"
+	export KUNIT52_CCACHE_REPORT=$GATE/ccache.tsv
 
 	step deps "$REPO/scripts/deps.sh"
 	step prepare "$REPO/scripts/prepare-tree.sh"
-	step series "$REPO/scripts/make-series.sh"
-	step checkpatch "$REPO/scripts/checkpatch-series.sh"
-	for arch in "${KUNIT52_ARCHES[@]}"; do
-		step "kunit-$arch" "$REPO/scripts/kunit.sh" "$arch" '*'
-		step "system-$arch" "$REPO/scripts/system.sh" "$arch"
-	done
-	# The hardened run: one boot of the debug kernel runs the KUnit suites,
-	# the guest tests and a kmemleak scan.
-	step build-x86_64-debug env KUNIT52_VARIANT=debug KUNIT52_KUNIT_MODE=build \
-		"$REPO/scripts/kunit.sh" x86_64
-	step hardened-x86_64 env KUNIT52_VARIANT=debug "$REPO/scripts/system.sh" x86_64
-	# After the builds, so that the boot self-tests have a kernel.
-	step selftest "$REPO/scripts/selftest.sh"
+	# The first arch's kernel; its boot waits in the background while the
+	# second arch builds and runs its KUnit suites (niced, so that the
+	# boot's timings are not disturbed).
+	kunit_step "$first"
+	step_bg "$(boot_step_name "$first")" env "$(variant_env "$first")" \
+		"$REPO/scripts/system.sh" "$first"
+	kunit_step "$second" nice -n 19
+	join "$(boot_step_name "$first")"
+	step_bg "$(boot_step_name "$second")" env "$(variant_env "$second")" \
+		"$REPO/scripts/system.sh" "$second"
+	step series nice -n 19 "$REPO/scripts/make-series.sh"
+	step checkpatch nice -n 19 "$REPO/scripts/checkpatch-series.sh"
+	# Its boots use their own directories.
+	step selftest nice -n 19 "$REPO/scripts/selftest.sh"
+	join "$(boot_step_name "$second")"
 	printf 'total\t%s\n' $((SECONDS - start)) >> "$GATE/times.tsv"
 	report
 }

@@ -1,9 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Usage: scripts/initramfs.sh ARCH
+# Usage: scripts/initramfs.sh ARCH [DIR]
 #
-# Assemble build/ARCH/system/initramfs.cpio.gz for the full-system boots:
+# Assemble DIR/initramfs.cpio.gz (default DIR: build/ARCH/system) for the full-system boots:
 # busybox-static and the guest tools we need (dmsetup; nfs-utils' server
 # programs, rpcbind and sqlite3 for the NFS tests; with the shared
 # libraries they link) from Debian packages for ARCH, unpacked with
@@ -141,9 +141,9 @@ copy_modules() {
 
 main() {
 	local arch=${1:-} sys stage root tri t
-	[[ $# -eq 1 ]] || die "usage: ${0##*/} ARCH"
+	[[ $# -ge 1 && $# -le 2 ]] || die "usage: ${0##*/} ARCH [DIR]"
 	check_arch "$arch"
-	sys=$(build_dir "$arch")/system
+	sys=${2:-$(build_dir "$arch")/system}
 	stage=$REPO/build/debs/$arch
 	root=$sys/initramfs
 	tri=$(triplet "$arch")

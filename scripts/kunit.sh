@@ -3,7 +3,7 @@
 #
 # Usage: scripts/kunit.sh ARCH [SUITE_GLOB]
 #
-# Build the ARCH kernel from kunitconfigs/all in build/ARCH (one build
+# Build the ARCH kernel from kunitconfigs/ in build/ARCH (one build
 # directory per architecture, shared by every suite: changing SUITE_GLOB
 # never rebuilds) and run the KUnit suites matching SUITE_GLOB under QEMU
 # (TCG) with kunit.py.  Prints kunit.py's results, then a summary table;
@@ -11,7 +11,7 @@
 # build/ARCH/rows.tsv).  Exit status: 0 only if every test passed and the
 # console shows no kernel report (KASAN, UBSAN, lockdep, WARNING, ...).
 # KUNIT52_VARIANT=debug (or bench) builds in build/ARCH-debug with
-# kunitconfigs/debug on top; KUNIT52_KUNIT_MODE=build only builds.
+# kunitconfigs/variants/debug on top; KUNIT52_KUNIT_MODE=build only builds.
 set -euo pipefail
 # shellcheck source=scripts/lib.sh
 source "$(dirname "$0")/lib.sh"
@@ -57,8 +57,17 @@ progress_ticker() {
 	while sleep 30 && kill -0 "$pid" 2>/dev/null; do
 		printf '    ... %s: %ds, %s objects built\n' "${build##*/}" \
 			$((SECONDS - start)) \
-			"$(find "$build" -name '*.o' 2>/dev/null | wc -l)" >&2
+			"$(find "$build/" -name '*.o' 2>/dev/null | wc -l)" >&2
 	done
+}
+
+# The kunitconfig fragments of this build, composed by kunit.py: every
+# suite's, the guest's, the lean one, and the variant's.
+kunitconfigs() {
+	local k=$REPO/kunitconfigs
+	find "$k/suites" -type f | LC_ALL=C sort
+	printf '%s\n' "$k/guest" "$k/lean"
+	[[ -z "${KUNIT52_VARIANT:-}" ]] || echo "$k/variants/$KUNIT52_VARIANT"
 }
 
 kunit_args() {
@@ -67,12 +76,11 @@ kunit_args() {
 		"--build_dir=$build" \
 		"--qemu_config=$REPO/qemu_configs/$arch.py"
 	if [[ "$MODE" != build ]]; then
-		printf '%s\n' "--timeout=$BOOT_TIMEOUT" "--json=$build/results.json"
+		printf '%s\n' "--timeout=$BOOT_TIMEOUT"
 	fi
 	if [[ "$MODE" != exec ]]; then
-		printf '%s\n' "--kunitconfig=$REPO/kunitconfigs/all" "--jobs=$(nproc)"
-		[[ -z "${KUNIT52_VARIANT:-}" ]] ||
-			echo "--kunitconfig=$REPO/kunitconfigs/$KUNIT52_VARIANT"
+		kunitconfigs | sed 's/^/--kunitconfig=/'
+		echo "--jobs=$(nproc)"
 		if [[ "$arch" == arm64 ]]; then
 			echo "--cross_compile=aarch64-linux-gnu-"
 		fi
@@ -88,11 +96,10 @@ run_kunit() {
 	local -a args
 	mapfile -t args < <(kunit_args "$arch" "$build" "$suite")
 
-	rm -f "$build/results.json"
 	info "kunit.py $arch: suites '$suite' (log: $log)"
 	(
 		cd "$TREE"
-		export PATH="/usr/lib/ccache:$PATH" CCACHE_DIR="$REPO/build/ccache"
+		ccache_env "$build/ccache-stats.log"
 		exec timeout --foreground -k 10 "$BUILD_TIMEOUT" \
 			python3 tools/testing/kunit/kunit.py "${args[@]}"
 	) > >(tee "$log") 2>&1 &
@@ -107,7 +114,7 @@ run_kunit() {
 }
 
 main() {
-	local arch=${1:-} suite=${2:-*} build label log rows report rc=0
+	local arch=${1:-} suite=${2:-*} build label log report cache rc=0
 	[[ -n "$arch" && $# -le 2 ]] || usage
 	check_arch "$arch"
 	check_variant
@@ -116,23 +123,30 @@ main() {
 
 	build=$(build_dir "$arch")
 	label=${build##*/}
-	mkdir -p "$build"
+	make_build_dir "$build"
 	log=$build/kunit.log
-	rows=${KUNIT52_ROWS:-$build/rows.tsv}
+	if [[ -z "${KUNIT52_RESULTS:-}" ]]; then
+		export KUNIT52_RESULTS=$build/results.jsonl
+		: > "$KUNIT52_RESULTS"
+	fi
 
 	rm -f "$build/test.log"
 	run_kunit "$arch" "$build" "$suite" "$log" || rc=$?
+	cache=$(ccache_summary "$build/ccache-stats.log")
+	info "kunit $label: compiler cache $KUNIT52_CCACHE_DIR: $cache"
+	[[ -z "${KUNIT52_CCACHE_REPORT:-}" ]] ||
+		printf '%s\t%s\n' "$label" "$cache" >> "$KUNIT52_CCACHE_REPORT"
 	if [[ "$MODE" == build ]]; then
 		[[ $rc -eq 0 ]] || echo "kunit $label: build FAILED; log: $log" >&2
 		return "$rc"
 	fi
 	echo
-	python3 "$REPO/scripts/kunit-summary.py" "$build/results.json" "$label" \
-		"$rows" "$log" || rc=1
+	results_of_ktap kunit "$label" "$build/test.log" --quiet || rc=1
 	report=$(grep -a -m1 -E "$KUNIT52_REPORT_RE" "$build/test.log" 2>/dev/null || true)
 	if [[ -n "$report" ]]; then
 		echo "kunit $label: kernel report on the console: $report" >&2
-		printf 'kunit\t%s/kernel-report\t0\t1\t0\t%s\n' "$label" "$build/test.log" >> "$rows"
+		result kunit "$label" kernel-report "no kernel report" FAIL \
+			"$build/test.log" "$report"
 		rc=1
 	fi
 	if [[ $rc -ne 0 ]]; then

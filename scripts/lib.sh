@@ -38,10 +38,11 @@ list_sources() {
 	(cd "$1" && find . -type f ! -name '*~' | sed 's|^\./||' | LC_ALL=C sort)
 }
 
-# Build variants, set by KUNIT52_VARIANT: "" (kunitconfigs/all), "debug"
-# (plus kunitconfigs/debug: KASAN, UBSAN, KFENCE, lockdep, kmemleak, ...)
-# or "bench" (plus kunitconfigs/bench: the test_vmalloc module).  Each arch
-# and variant has its own build directory.
+# Build variants, set by KUNIT52_VARIANT: "" (the suites, the guest and
+# the lean fragment of kunitconfigs/), "debug" (plus
+# kunitconfigs/variants/debug: KASAN, UBSAN, KFENCE, lockdep, kmemleak, ...)
+# or "bench" (plus kunitconfigs/variants/bench: the test_vmalloc module).
+# Each arch and variant has its own build directory.
 check_variant() {
 	case ${KUNIT52_VARIANT:-} in
 	""|debug|bench) ;;
@@ -49,9 +50,108 @@ check_variant() {
 	esac
 }
 
+# gate_variant ARCH: the kernel configuration "make test" runs ARCH's
+# suites and guest tests on: x86_64 the plain kernel "make run" builds
+# (so the gate reuses it), arm64 the hardened one.  Two builds cover both
+# arches and the sanitizers (README, "Which kernel runs where").
+gate_variant() {
+	case $1 in
+	arm64) echo debug ;;
+	*) echo "" ;;
+	esac
+}
+
 # build_dir ARCH: build/ARCH, or build/ARCH-VARIANT.
 build_dir() {
 	echo "$REPO/build/$1${KUNIT52_VARIANT:+-$KUNIT52_VARIANT}"
+}
+
+# make_build_dir DIR: make build/LABEL a link to the kernel build
+# directory, which lives in the prepared tree as .build-LABEL.  A build
+# directory that is a direct child of the source tree makes Kbuild use
+# relative paths (srctree := ..), so the compiler's command lines are the
+# same in every clone and the shared compiler cache hits (and __FILE__ is
+# "mm/vmalloc.c", as in a build in the tree).  The kernel's .gitignore
+# keeps .build-* out of the tree's git status.
+make_build_dir() {
+	local dir=$1 real
+	real=$TREE/.build-${dir##*/}
+	mkdir -p "$real" "$(dirname "$dir")"
+	[[ -L "$dir" && "$(readlink "$dir")" == "$real" ]] && return 0
+	if [[ -d "$dir" && ! -L "$dir" ]]; then
+		info "removing $dir, a build directory of the old layout (builds go to $real)"
+		rm -rf "$dir"
+	fi
+	ln -sfn "$real" "$dir"
+}
+
+# Results: every script records them through scripts/results.py, one
+# JSON line per test case, into $KUNIT52_RESULTS (each script has its own
+# default); the gate gives each step a file of its own.
+# result AREA CONFIG SUITE CASE STATUS LOG [DIAG]: record one result
+# (STATUS: PASS, FAIL, SKIP or ERROR).
+result() {
+	python3 "$REPO/scripts/results.py" add --area "$1" --config "$2" \
+		--suite "$3" --case "$4" --status "$5" --log "$6" \
+		${7:+--diag "$7"} --out "${KUNIT52_RESULTS:?}"
+}
+
+# results_of_ktap AREA CONFIG KTAP_LOG [--quiet]: record every case of
+# the KTAP in KTAP_LOG, print a table; non-zero if any failed or none ran.
+results_of_ktap() {
+	python3 "$REPO/scripts/results.py" ktap --area "$1" --config "$2" \
+		--log "$3" --out "${KUNIT52_RESULTS:?}" ${4:+"$4"} "$3"
+}
+
+# The compiler cache, one per machine, shared by every clone: the same
+# objects compiled in another clone (another path) are hits, because
+# ccache rewrites the absolute paths under the clone (base_dir: the kernel
+# is built with O= and an absolute source tree) into relative ones.
+KUNIT52_CCACHE_DIR=${KUNIT52_CCACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/kunit52/ccache}
+# Below this much free space (KiB) the cache is bypassed, not filled.
+KUNIT52_CCACHE_MIN_FREE_KB=${KUNIT52_CCACHE_MIN_FREE_KB:-1048576}
+
+# ccache_env STATSLOG: export what the compiler wrappers need to use the
+# shared cache, recording this build's hits and misses in STATSLOG.  A
+# cache directory that cannot be made, written or is full is bypassed,
+# with one line that says so; the build goes on without it.
+ccache_env() {
+	local log=$1 dir=$KUNIT52_CCACHE_DIR why="" free
+	rm -f "$log" "$log.off"
+	if ! mkdir -p "$dir" 2>/dev/null; then
+		why="cannot create it"
+	elif ! touch "$dir/.kunit52-probe" 2>/dev/null; then
+		why="it is not writable"
+	else
+		rm -f "$dir/.kunit52-probe"
+		free=$(df -Pk "$dir" | awk 'NR == 2 { print $4 }')
+		[[ ${free:-0} -ge $KUNIT52_CCACHE_MIN_FREE_KB ]] ||
+			why="its file system is full (${free:-0} KiB free)"
+	fi
+	if [[ -n "$why" ]]; then
+		printf '%s: warning: compiler cache %s: %s; building without it\n' \
+			"${0##*/}" "$dir" "$why" >&2
+		echo "$why" > "$log.off"
+		export CCACHE_DISABLE=1
+		return 0
+	fi
+	export PATH="/usr/lib/ccache:$PATH" CCACHE_DIR=$dir CCACHE_BASEDIR=$REPO \
+		CCACHE_NOHASHDIR=1 CCACHE_DEPEND=1 CCACHE_STATSLOG=$log
+}
+
+# ccache_summary STATSLOG: "hits H/N (P%)" for the build that wrote
+# STATSLOG ("cache off" when it was bypassed, "no compilation" when
+# everything was up to date).
+ccache_summary() {
+	local log=$1
+	[[ ! -e "$log.off" ]] || { echo "cache off: $(cat "$log.off")"; return 0; }
+	[[ -s "$log" ]] || { echo "no compilation"; return 0; }
+	CCACHE_STATSLOG=$log ccache --show-log-stats -v 2>/dev/null | awk '
+		/^ *Hits:/ && !h { h = $2 }
+		/^ *Misses:/ && !m { m = $2 }
+		END { n = h + m
+		      if (n) printf "hits %d/%d (%.0f%%)\n", h, n, 100 * h / n
+		      else print "no compilation" }'
 }
 
 # Console lines that mean the kernel reported a bug: panics, oopses,

@@ -10,13 +10,14 @@
 # "# guest: GLOB" line, build and boot the guest tests of that name), and
 # expect it to go red (a failure, crash or hang; not a build error).  The tree is restored
 # after each mutant, and on any exit.  Refuses to run on a tree holding
-# edits of yours.  Rows go to $KUNIT52_ROWS (default build/mutants/rows.tsv).
+# edits of yours.  Results go to $KUNIT52_RESULTS (default
+# build/mutants/results.jsonl).
 set -euo pipefail
 # shellcheck source=scripts/lib.sh
 source "$(dirname "$0")/lib.sh"
 
 WORK=$REPO/build/mutants
-ROWS=${KUNIT52_ROWS:-$WORK/rows.tsv}
+RESULTS=${KUNIT52_RESULTS:-$WORK/results.jsonl}
 MUTATED=""
 
 restore() {
@@ -60,8 +61,8 @@ check_list() {
 # run_guest ARCH GLOB: build the kernel, boot it with the guest tests GLOB.
 # A build error returns 0 (the mutant did not build: it is not killed).
 run_guest() {
-	KUNIT52_ROWS=/dev/null KUNIT52_KUNIT_MODE=build "$REPO/scripts/kunit.sh" "$1" || return 0
-	KUNIT52_ROWS=/dev/null "$REPO/scripts/system.sh" "$1" "$2"
+	KUNIT52_RESULTS=/dev/null KUNIT52_KUNIT_MODE=build "$REPO/scripts/kunit.sh" "$1" || return 0
+	KUNIT52_RESULTS=/dev/null "$REPO/scripts/system.sh" "$1" "$2"
 }
 
 # run_list ARCH LIST: run every mutant of LIST; count into KILLED/SURVIVED.
@@ -76,7 +77,7 @@ run_list() {
 		log=$WORK/$name.log
 		if ! apply_mutant "$file" "$old" "$new" 2> "$log"; then
 			echo "FAIL  $name: cannot apply ($(cat "$log"))" >&2
-			printf 'mutant\t%s (applies)\t0\t1\t0\t%s\n' "$name" "$log" >> "$ROWS"
+			KUNIT52_RESULTS=$RESULTS result mutant "$arch" "${list##*/}" "$name applies" FAIL "$log"
 			SURVIVED=$((SURVIVED + 1))
 			continue
 		fi
@@ -84,18 +85,19 @@ run_list() {
 		if [[ -n "$guest" ]]; then
 			run_guest "$arch" "$guest" > "$log" 2>&1 || rc=$?
 		else
-			KUNIT52_ROWS=/dev/null KUNIT52_BOOT_TIMEOUT=120 "$REPO/scripts/kunit.sh" "$arch" "$suite" > "$log" 2>&1 || rc=$?
+			KUNIT52_RESULTS=/dev/null KUNIT52_BOOT_TIMEOUT=120 "$REPO/scripts/kunit.sh" "$arch" "$suite" > "$log" 2>&1 || rc=$?
 		fi
 		restore
 		if [[ $rc -ne 0 ]] && grep -q 'Building KUnit Kernel' "$log" &&
 		   ! grep -q 'ERROR:root:.*error:' "$log"; then
 			printf 'ok    killed   %-36s %s\n' "$name" \
 				"$(grep -m1 -o 'Ran [0-9]* tests.*' "$log" || echo 'crashed or hung')"
-			printf 'mutant\t%s\t1\t0\t0\t%s\n' "$name" "$log" >> "$ROWS"
+			KUNIT52_RESULTS=$RESULTS result mutant "$arch" "${list##*/}" "$name is killed" PASS "$log"
 			KILLED=$((KILLED + 1))
 		else
 			echo "FAIL  SURVIVED $name: the suite stayed green or did not build (log: $log)" >&2
-			printf 'mutant\t%s\t0\t1\t0\t%s\n' "$name" "$log" >> "$ROWS"
+			KUNIT52_RESULTS=$RESULTS result mutant "$arch" "${list##*/}" "$name is killed" FAIL "$log" \
+				"the suite stayed green or did not build"
 			SURVIVED=$((SURVIVED + 1))
 		fi
 	done < "$list"

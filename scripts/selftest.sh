@@ -1,15 +1,15 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# The harness' own tests.  Each prints "ok"/"FAIL" and adds a row to
-# $KUNIT52_ROWS (default build/selftest/rows.tsv).  Tests that need a
+# The harness' own tests.  Each prints "ok"/"FAIL" and records a result
+# in $KUNIT52_RESULTS (default build/selftest/results.jsonl).  Tests that need a
 # built kernel are skipped, and say so, when there is none.
 set -euo pipefail
 # shellcheck source=scripts/lib.sh
 source "$(dirname "$0")/lib.sh"
 
 WORK=$REPO/build/selftest
-ROWS=${KUNIT52_ROWS:-$WORK/rows.tsv}
+export KUNIT52_RESULTS=${KUNIT52_RESULTS:-$WORK/results.jsonl}
 FAILED=0
 
 # record NAME STATUS [LOG]: STATUS is ok, FAIL or skip.
@@ -17,11 +17,11 @@ record() {
 	local name=$1 status=$2 log=${3:--}
 	case $status in
 	ok)   printf 'ok    %s\n' "$name"
-	      printf 'selftest\t%s\t1\t0\t0\t%s\n' "$name" "$log" >> "$ROWS" ;;
+	      result selftest host harness "$name" PASS "$log" ;;
 	skip) printf 'skip  %s\n' "$name"
-	      printf 'selftest\t%s\t0\t0\t1\t%s\n' "$name" "$log" >> "$ROWS" ;;
+	      result selftest host harness "$name" SKIP "$log" "no kernel built" ;;
 	*)    printf 'FAIL  %s (log: %s)\n' "$name" "$log" >&2
-	      printf 'selftest\t%s\t0\t1\t0\t%s\n' "$name" "$log" >> "$ROWS"
+	      result selftest host harness "$name" FAIL "$log" "$(tail -3 "$log" 2>/dev/null)"
 	      FAILED=1 ;;
 	esac
 }
@@ -87,18 +87,35 @@ t_make_unknown_arch() {
 		make -s --no-print-directory -C "$REPO" kunit ARCH=sparc
 }
 
-# kunitconfigs/all is the union of the per-suite files.
-t_kunitconfig_union() {
-	local f line rc=0
-	for f in "$REPO"/kunitconfigs/*; do
-		# all is the union; debug and bench are fragments on top of it.
-		case $(basename "$f") in all|debug|bench) continue ;; esac
-		while read -r line; do
-			grep -qxF -- "$line" "$REPO/kunitconfigs/all" ||
-				{ echo "$(basename "$f"): '$line' missing from all"; rc=1; }
-		done < <(grep '^CONFIG_' "$f")
-	done
-	return "$rc"
+# ccache_env CACHE_DIR [MIN_FREE_KB]: in a subshell, print the warning
+# and "disabled=<CCACHE_DISABLE>" for a cache at CACHE_DIR.
+cache_setup() {
+	(
+		KUNIT52_CCACHE_DIR=$1
+		KUNIT52_CCACHE_MIN_FREE_KB=${2:-$KUNIT52_CCACHE_MIN_FREE_KB}
+		ccache_env "$WORK/ccache-stats.log" 2>&1
+		echo "disabled=${CCACHE_DISABLE:-0} dir=${CCACHE_DIR:-none}"
+	)
+}
+
+# A cache that cannot be made, or sits on a full file system, is bypassed
+# with one warning line; a good one is used.
+t_ccache_fallback() {
+	local out
+	out=$(cache_setup /proc/kunit52-no-cache)
+	echo "$out"
+	[[ $(grep -c 'warning: compiler cache' <<< "$out") -eq 1 ]]
+	grep -q 'cannot create it; building without it' <<< "$out"
+	grep -q 'disabled=1' <<< "$out"
+	[[ $(ccache_summary "$WORK/ccache-stats.log") == "cache off: cannot create it" ]]
+	out=$(cache_setup "$WORK/cache" 999999999999)
+	echo "$out"
+	grep -q 'file system is full .*; building without it' <<< "$out"
+	grep -q 'disabled=1' <<< "$out"
+	out=$(cache_setup "$WORK/cache")
+	echo "$out"
+	[[ $(wc -l <<< "$out") -eq 1 ]]
+	grep -qx "disabled=0 dir=$WORK/cache" <<< "$out"
 }
 
 # A fake linux-source tarball, patch series and kunit dir under $1.
@@ -178,23 +195,26 @@ t_series_folds_tests() {
 	rm -f "$d/kunit/lib/orphan_kunit.c"
 }
 
-# kunit-summary.py: failures, crashes and missing output all fail.
-summary_of() {
-	local json=$WORK/summary.json
-	printf '%s' "$1" > "$json"
-	python3 "$REPO/scripts/kunit-summary.py" "$json" x86_64 "$WORK/summary-rows.tsv" -
+# results.py: failures, crashes and missing output all fail.
+results_of() {
+	printf '%s\n' "$1" > "$WORK/summary.ktap"
+	KUNIT52_RESULTS=$WORK/summary.jsonl results_of_ktap kunit x86_64 "$WORK/summary.ktap"
 }
 
 t_summary() {
-	local ok='{"sub_groups":[{"name":"s","sub_groups":[],"test_cases":[{"name":"a","status":"PASS"},{"name":"b","status":"SKIP"}]}]}'
-	local fail='{"sub_groups":[{"name":"s","sub_groups":[{"name":"p","sub_groups":[],"test_cases":[{"name":"x","status":"FAIL"}]}],"test_cases":[{"name":"a","status":"PASS"}]}]}'
-	local crash='{"sub_groups":[{"name":"s","sub_groups":[],"test_cases":[{"name":"a","status":"ERROR"}]}]}'
-	summary_of "$ok"
-	fails summary_of "$fail"
-	fails summary_of "$crash"
-	fails summary_of '{"sub_groups":[]}'
-	fails summary_of 'not json'
-	grep -q '(no KTAP output)' "$WORK/summary-rows.tsv"
+	local r=$REPO/scripts/results.py
+	results_of $'KTAP version 1\n1..1\n# Subtest: s\n1..2\nok 1 a\nok 2 b # SKIP no\nok 1 s'
+	fails results_of $'KTAP version 1\n1..1\n# Subtest: s\n1..2\nok 1 a\nnot ok 2 b\nnot ok 1 s'
+	# A crash: the plan promised two cases, one ran.
+	fails results_of $'KTAP version 1\n1..1\n# Subtest: s\n1..2\nok 1 a'
+	fails results_of 'no ktap here'
+	python3 "$r" has --suite '(no KTAP output)' --status ERROR "$WORK/summary.jsonl"
+	# The report counts what the gate counts, and fails on any failure.
+	fails python3 "$r" report "$WORK/summary.jsonl" > "$WORK/report.txt"
+	[[ $(tail -1 "$WORK/report.txt") == '3 passed, 3 failed' ]]
+	python3 "$r" junit --out "$WORK/junit.xml" "$WORK/summary.jsonl"
+	grep -q '<failure' "$WORK/junit.xml"
+	grep -q '<skipped' "$WORK/junit.xml"
 }
 
 have_kernel() {
@@ -205,9 +225,10 @@ have_kernel() {
 # must fail the run.
 t_boot_no_ktap() {
 	fails env KUNIT52_KUNIT_MODE=exec KUNIT52_KERNEL_ARGS=kunit.action=list \
-		KUNIT52_ROWS="$WORK/boot-rows.tsv" KUNIT52_BOOT_TIMEOUT=120 \
+		KUNIT52_RESULTS="$WORK/boot.jsonl" KUNIT52_BOOT_TIMEOUT=120 \
 		"$REPO/scripts/kunit.sh" x86_64
-	grep -q $'no KTAP output)\t0\t1' "$WORK/boot-rows.tsv"
+	python3 "$REPO/scripts/results.py" has --suite '(no KTAP output)' \
+		--status ERROR "$WORK/boot.jsonl"
 }
 
 # A guest that never runs (QEMU -S: CPUs stopped) must fail at the boot
@@ -215,10 +236,10 @@ t_boot_no_ktap() {
 t_boot_hang() {
 	local start=$SECONDS
 	fails env KUNIT52_KUNIT_MODE=exec KUNIT52_QEMU_ARGS=-S \
-		KUNIT52_ROWS="$WORK/hang-rows.tsv" KUNIT52_BOOT_TIMEOUT=20 \
+		KUNIT52_RESULTS="$WORK/hang.jsonl" KUNIT52_BOOT_TIMEOUT=20 \
 		"$REPO/scripts/kunit.sh" x86_64
 	echo "failed after $((SECONDS - start))s"
-	awk -F'\t' '$4 > 0 { f = 1 } END { exit !f }' "$WORK/hang-rows.tsv"
+	python3 "$REPO/scripts/results.py" has --status FAIL,ERROR "$WORK/hang.jsonl"
 }
 
 # Every planted bug of scripts/mutations/ still applies to the tree.
@@ -229,32 +250,36 @@ t_mutants_apply() {
 # A guest that panics must fail the full-system run, quickly.
 t_system_panic() {
 	fails env KUNIT52_SYSTEM_ARGS=kunit52.inject=panic KUNIT52_SYSTEM_TIMEOUT=300 \
-		KUNIT52_ROWS="$WORK/panic-rows.tsv" "$REPO/scripts/system.sh" x86_64
-	grep -q $'kernel-report\t0\t1' "$WORK/panic-rows.tsv"
-	grep -q 'Kernel panic' "$REPO/build/x86_64/system/console.log"
+		KUNIT52_RESULTS="$WORK/panic.jsonl" KUNIT52_SYSTEM_DIR="$WORK/panic" \
+		"$REPO/scripts/system.sh" x86_64
+	python3 "$REPO/scripts/results.py" has --suite kernel-report --status FAIL \
+		"$WORK/panic.jsonl"
+	grep -q 'Kernel panic' "$WORK/panic/console.log"
 }
 
 # A guest that hangs must fail at the time limit.
 t_system_hang() {
 	fails env KUNIT52_SYSTEM_ARGS=kunit52.inject=hang KUNIT52_SYSTEM_TIMEOUT=60 \
-		KUNIT52_ROWS="$WORK/hang-sys-rows.tsv" "$REPO/scripts/system.sh" x86_64
-	grep -q $'did not finish)\t0\t1' "$WORK/hang-sys-rows.tsv"
+		KUNIT52_RESULTS="$WORK/hang-sys.jsonl" KUNIT52_SYSTEM_DIR="$WORK/hang-sys" \
+		"$REPO/scripts/system.sh" x86_64
+	python3 "$REPO/scripts/results.py" has --suite boot --status FAIL \
+		"$WORK/hang-sys.jsonl"
 }
 
 main() {
 	rm -rf "$WORK"
 	mkdir -p "$WORK"
-	[[ -n "${KUNIT52_ROWS:-}" ]] || : > "$ROWS"
+	[[ "$KUNIT52_RESULTS" != "$WORK/results.jsonl" ]] || : > "$KUNIT52_RESULTS"
 
 	check shellcheck t_shellcheck
 	check unknown-arch t_unknown_arch
 	check unknown-suite t_unknown_suite
 	check make-unknown-arch t_make_unknown_arch
 	check soak-bad-input t_soak_bad_input
-	check kunitconfig-all-is-union t_kunitconfig_union
 	check prepare-tree-keeps-edits t_prepare_tree
 	check series-folds-tests t_series_folds_tests
 	check summary-counts-failures t_summary
+	check ccache-fallback t_ccache_fallback
 	check mutants-apply t_mutants_apply
 	if have_kernel; then
 		check boot-without-ktap-fails t_boot_no_ktap

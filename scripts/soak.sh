@@ -26,7 +26,7 @@ soak_boot() {
 	local seed=$1 secs=$2 log=$3
 	KUNIT52_KERNEL_ARGS="vmalloc.kunit_seed=$seed vmalloc.kunit_soak_secs=$secs" \
 	KUNIT52_BOOT_TIMEOUT=$((secs + 180)) \
-	KUNIT52_ROWS=$SOAK_DIR/rows.tsv \
+	KUNIT52_RESULTS=$SOAK_DIR/results.jsonl \
 		"$REPO/scripts/kunit.sh" "$ARCH" "$CASE" > "$log" 2>&1
 }
 
@@ -40,7 +40,7 @@ main() {
 	[[ $seed =~ ^[1-9][0-9]*$ ]] || die "SEED must be a positive number, not '$seed'"
 	SOAK_DIR=$REPO/build/$ARCH/soak
 	mkdir -p "$SOAK_DIR"
-	rm -f "$SOAK_DIR/rows.tsv"
+	rm -f "$SOAK_DIR/results.jsonl"
 
 	info "soak $ARCH: $CASE for ${secs}s from seed $seed"
 	left=$secs

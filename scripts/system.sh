@@ -11,7 +11,7 @@
 # own; kunit.py parses it.  A panic, oops, WARNING, BUG, KASAN/UBSAN or
 # lockdep report on the console, a missing end marker (hang, crash) or a
 # boot past the time limit fails the run.  Logs stay in build/ARCH/system.
-# Rows go to $KUNIT52_ROWS (default build/ARCH/system/rows.tsv).
+# Results go to $KUNIT52_RESULTS (default build/ARCH/system/results.jsonl).
 #
 # KUNIT52_VARIANT=debug boots the hardened kernel of build/ARCH-debug
 # instead, with kunit.enable=1: the KUnit suites run first (their KTAP is
@@ -25,6 +25,12 @@ source "$(dirname "$0")/lib.sh"
 BOOT_TIMEOUT=${KUNIT52_SYSTEM_TIMEOUT:-900}
 # Extra kernel arguments (harness self-tests use kunit52.inject=...).
 EXTRA_ARGS=${KUNIT52_SYSTEM_ARGS:-}
+
+# Where a boot's files go: build/ARCH[-VARIANT]/system, or
+# $KUNIT52_SYSTEM_DIR (the harness self-tests boot beside a gate's boot).
+system_dir() {
+	echo "${KUNIT52_SYSTEM_DIR:-$(build_dir "$1")/system}"
+}
 
 kernel_image() {
 	case $1 in
@@ -80,67 +86,64 @@ prepare_boot() {
 	local arch=$1 sys=$2
 	[[ -f "$(kernel_image "$arch")" ]] ||
 		die "no $arch kernel in $(build_dir "$arch") (run: make kunit ARCH=$arch${KUNIT52_VARIANT:+ VARIANT=$KUNIT52_VARIANT})"
-	"$REPO/scripts/initramfs.sh" "$arch"
+	"$REPO/scripts/initramfs.sh" "$arch" "$sys"
 	rm -f "$sys/scratch.img"
 	truncate -s 64M "$sys/scratch.img"
 }
 
-# Decide the run from the logs; append rows; return non-zero on failure.
+# Decide the run from the logs; record the results; non-zero on failure.
 judge() {
-	local arch=$1 sys=$2 rc=$3 rows=$4 report failed=0
+	local label=$1 sys=$2 rc=$3 report failed=0
 	report=$(grep -a -m1 -E "$KUNIT52_REPORT_RE" "$sys/console.log" || true)
 	if [[ -n "$report" ]]; then
-		echo "system $arch: kernel report on the console: $report" >&2
-		printf 'system\t%s/kernel-report\t0\t1\t0\t%s\n' "$arch" "$sys/console.log" >> "$rows"
+		echo "system $label: kernel report on the console: $report" >&2
+		result system "$label" kernel-report "no kernel report" FAIL \
+			"$sys/console.log" "$report"
 		failed=1
 	fi
 	if [[ $(kunit_enable) == 1 ]]; then
-		(cd "$TREE" && timeout 120 python3 tools/testing/kunit/kunit.py parse \
-			--json="$sys/kunit-results.json" "$sys/console.log") > "$sys/kunit-parse.log" 2>&1 || true
-		grep -a -E '^\[..:..:..\] (Testing complete|# Totals)' "$sys/kunit-parse.log" || true
-		python3 "$REPO/scripts/kunit-summary.py" "$sys/kunit-results.json" \
-			"$arch" "$rows" "$sys/console.log" || failed=1
+		results_of_ktap kunit "$label" "$sys/console.log" --quiet || failed=1
 	fi
 	if ! grep -q 'kunit52: all tests done' "$sys/console.log"; then
 		if [[ $rc -eq 124 ]]; then
-			echo "system $arch: timed out after ${BOOT_TIMEOUT}s" >&2
+			report="timed out after ${BOOT_TIMEOUT}s"
 		else
-			echo "system $arch: the guest stopped before its tests ended (qemu exit $rc)" >&2
+			report="the guest stopped before its tests ended (qemu exit $rc)"
 		fi
-		printf 'system\t%s/boot (did not finish)\t0\t1\t0\t%s\n' "$arch" "$sys/console.log" >> "$rows"
+		echo "system $label: $report" >&2
+		result system "$label" boot "the boot finishes" FAIL "$sys/console.log" "$report"
 		failed=1
 	fi
-	(cd "$TREE" && timeout 120 python3 tools/testing/kunit/kunit.py parse \
-		--json="$sys/results.json" "$sys/ktap.log") > "$sys/parse.log" 2>&1 || true
-	grep -v '^\[..:..:..\] *$' "$sys/parse.log" | sed -n '/====/,$p' || true
-	KUNIT52_AREA=system python3 "$REPO/scripts/kunit-summary.py" "$sys/results.json" \
-		"$arch" "$rows" "$sys/ktap.log" || failed=1
+	results_of_ktap system "$label" "$sys/ktap.log" || failed=1
 	if [[ $failed -ne 0 ]]; then
-		echo "system $arch: FAILED; console: $sys/console.log, KTAP: $sys/ktap.log" >&2
+		echo "system $label: FAILED; console: $sys/console.log, KTAP: $sys/ktap.log" >&2
 	fi
 	return "$failed"
 }
 
 run_tests() {
-	local arch=$1 glob=$2 sys rows label rc=0
+	local arch=$1 glob=$2 sys label rc=0
 	local -a qemu
-	sys=$(build_dir "$arch")/system
+	sys=$(system_dir "$arch")
 	label=$(basename "$(build_dir "$arch")")
-	rows=${KUNIT52_ROWS:-$sys/rows.tsv}
 	mkdir -p "$sys"
+	if [[ -z "${KUNIT52_RESULTS:-}" ]]; then
+		export KUNIT52_RESULTS=$sys/results.jsonl
+		: > "$KUNIT52_RESULTS"
+	fi
 	prepare_boot "$arch" "$sys"
 	: > "$sys/ktap.log"
 	mapfile -t qemu < <(qemu_cmd "$arch" "$sys" "$sys/ktap.log")
 	info "booting $arch with tests '$glob' (console: $sys/console.log)"
 	timeout -k 10 "$BOOT_TIMEOUT" "${qemu[@]}" -append "$(kernel_args "$arch" "$glob")" \
 		< /dev/null > "$sys/console.log" 2>&1 || rc=$?
-	judge "$label" "$sys" "$rc" "$rows"
+	judge "$label" "$sys" "$rc"
 }
 
 shell() {
 	local arch=$1 sys
 	local -a qemu
-	sys=$(build_dir "$arch")/system
+	sys=$(system_dir "$arch")
 	mkdir -p "$sys"
 	prepare_boot "$arch" "$sys"
 	mapfile -t qemu < <(qemu_cmd "$arch" "$sys" "$sys/ktap.log")

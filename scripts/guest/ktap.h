@@ -13,6 +13,8 @@
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 static int ktap_n, ktap_failed, ktap_stdout = -1;
@@ -81,6 +83,51 @@ static inline int ktap_finish(void)
 	}
 	fflush(stdout);
 	return ktap_failed ? 1 : 0;
+}
+
+/*
+ * Run @fn(0) .. @fn(@n - 1) at the same time, each in a child process
+ * whose cases form a KTAP subtest named @names[i]; then print the
+ * subtests in order, each reported as one case of the caller (failed if
+ * its child failed or died).  The cases inside must bound their own
+ * waits: this waits for every child.
+ */
+static inline void ktap_parallel(int n, const char *const names[],
+				 void (*fn)(int i))
+{
+	FILE *out[n];
+	pid_t pid[n];
+	char line[4096];
+	int i, status;
+
+	fflush(stdout);
+	for (i = 0; i < n; i++) {
+		out[i] = tmpfile();
+		pid[i] = out[i] ? fork() : -1;
+		if (pid[i] == 0) {
+			dup2(fileno(out[i]), 1);
+			ktap_n = 0;
+			ktap_failed = 0;
+			ktap_begin();
+			fn(i);
+			exit(ktap_finish());
+		}
+	}
+	for (i = 0; i < n; i++) {
+		bool ok = pid[i] > 0 && waitpid(pid[i], &status, 0) == pid[i] &&
+			  WIFEXITED(status) && WEXITSTATUS(status) == 0;
+
+		printf("    KTAP version 1\n    # Subtest: %s\n", names[i]);
+		if (out[i]) {
+			rewind(out[i]);
+			while (fgets(line, sizeof(line), out[i]))
+				printf("    %s", line);
+			fclose(out[i]);
+		}
+		if (pid[i] < 0)
+			ktap_diag("%s: could not start it", names[i]);
+		ktap_ok(ok, "%s", names[i]);
+	}
 }
 
 #endif

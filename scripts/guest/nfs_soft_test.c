@@ -22,10 +22,9 @@
 #define _GNU_SOURCE
 #include "nfs.h"
 
-#define MNT_HARD	"/mnt/hard"
-#define MNT_SOFT	"/mnt/soft"
-#define MNT_SOFTERR	"/mnt/softerr"
-#define MNT_SOFTREVAL	"/mnt/softreval"
+/* Mount points: /mnt/KIND-VERSION (mnt_path()). */
+#define MNT_LEN		64
+#define PATH_LEN	320	/* a file below a mount point, a mountstats key */
 #define TIMEO		10	/* deciseconds */
 #define RETRANS		2
 /* The RPC major timeout: timeo * (retrans + 1), in seconds. */
@@ -37,6 +36,7 @@ struct version {
 	const char *name;	/* as /proc/mounts shows it: vers=... */
 	const char *opts;
 	double bound;		/* seconds until a soft call must fail */
+	int client;		/* the client namespace it mounts from */
 };
 
 /*
@@ -48,9 +48,10 @@ struct version {
  * reconnect delay of at most half of it (nfs4_set_lease_period()).
  */
 static const struct version versions[] = {
-	{ "3", "vers=3,nolock", MAJOR },
-	{ "4.2", "vers=4.2", MAJOR + NFS_LEASE + NFS_LEASE / 2 },
+	{ "3", "vers=3,nolock", MAJOR, 0 },
+	{ "4.2", "vers=4.2", MAJOR + NFS_LEASE + NFS_LEASE / 2, 1 },
 };
+#define NR_VERSIONS	(sizeof(versions) / sizeof(versions[0]))
 
 enum op { OP_READ, OP_WRITE, OP_GETATTR, OP_MKDIR, NR_OPS, OP_HARD_WRITE };
 static const char *const op_names[] = { "read", "write", "getattr", "mkdir" };
@@ -58,7 +59,16 @@ static const char hard_data[] = "kunit52: written while the server was away\n";
 
 static char klog[65536];
 
-/* The file each mount's probes use: /mnt/soft -> /mnt/soft/soft.dat. */
+/* Where version @v mounts its @kind mount: /mnt/soft-3. */
+static void mnt_path(const struct version *v, const char *kind, char *path)
+{
+	snprintf(path, MNT_LEN, "/mnt/%s-%s", kind, v->name);
+}
+
+/*
+ * The file each mount's probes use: /mnt/soft-3 -> /mnt/soft-3/soft-3.dat,
+ * NFS_EXPORT/soft-3.dat on the server.
+ */
 static void test_file(const char *dir, char *path, size_t size)
 {
 	snprintf(path, size, "%s/%s.dat", dir, strrchr(dir, '/') + 1);
@@ -121,12 +131,13 @@ static int do_op(enum op op, const char *dir, int fd)
  * for at least @hold seconds, then restore it.  Probes that must block
  * are left running (their err stays -1), the others are killed.
  */
-static void run_probes(struct probe *p, int n, double limit, double hold)
+static void run_probes(const struct version *v, struct probe *p, int n,
+		       double limit, double hold)
 {
 	double start, end;
 	int i, left = 0;
 
-	if (!nfs_link(0, false))
+	if (!nfs_link(v->client, false))
 		return;
 	start = nfs_now();
 	for (i = 0; i < n; i++) {
@@ -151,7 +162,7 @@ static void run_probes(struct probe *p, int n, double limit, double hold)
 		}
 		nfs_sleep(0.01);
 	}
-	nfs_link(0, true);
+	nfs_link(v->client, true);
 	for (i = 0; i < n; i++) {
 		if (p[i].err < 0) {
 			p[i].secs = nfs_now() - p[i].t0;
@@ -164,7 +175,7 @@ static void run_probes(struct probe *p, int n, double limit, double hold)
 /* After the link is back: wait (bounded) until the mount answers again. */
 static bool wait_recovered(const char *dir)
 {
-	char path[128];
+	char path[PATH_LEN];
 	double end = nfs_now() + 90;
 
 	test_file(dir, path, sizeof(path));
@@ -195,7 +206,7 @@ static bool mount_and_show(const struct version *v, const char *dir,
 	int err, i;
 
 	snprintf(all, sizeof(all), "%s,%s", v->opts, opts);
-	err = nfs_mount(0, dir, all, 60);
+	err = nfs_mount(v->client, dir, all, 60);
 	if (err) {
 		nfs_klog(klog, sizeof(klog));
 		ktap_diag("mount: %s; kernel log: %s", strerror(err), klog);
@@ -227,7 +238,7 @@ static bool mount_and_show(const struct version *v, const char *dir,
  */
 static int open_test_file(const char *dir, bool empty)
 {
-	char path[128], buf[4096];
+	char path[PATH_LEN], buf[4096];
 	int fd;
 
 	test_file(dir, path, sizeof(path));
@@ -247,7 +258,7 @@ static int open_test_file(const char *dir, bool empty)
 static void timed_out_calls(const char *dir, char *out, size_t size)
 {
 	static char buf[65536];
-	char mnt[160], *sec, *line, *save;
+	char mnt[PATH_LEN], *sec, *line, *save;
 	size_t len = 0;
 
 	out[0] = '\0';
@@ -291,7 +302,7 @@ static void hard_completes(const struct version *v, struct probe *h)
 		v->name);
 	if (!done)
 		nfs_kill(h->pid);
-	snprintf(srv, sizeof(srv), NFS_EXPORT "/hard.dat");
+	snprintf(srv, sizeof(srv), NFS_EXPORT "/hard-%s.dat", v->name);
 	ktap_ok(nfs_read_file(srv, buf, sizeof(buf)) >= 0 &&
 		!strcmp(buf, hard_data),
 		"vers=%s hard: the data is intact on the server", v->name);
@@ -307,22 +318,24 @@ static void hard_completes(const struct version *v, struct probe *h)
 static void cut_link_probes(const struct version *v)
 {
 	static const struct {
-		const char *kind, *dir;
+		const char *kind, *mnt;
 		int want;
 		bool all_ops;
 	} mounts[] = {
-		{ "soft", MNT_SOFT, EIO, true },
-		{ "softerr,nosoftreval", MNT_SOFTERR, ETIMEDOUT, true },
-		{ "softerr (softreval)", MNT_SOFTREVAL, 0, false },
-		{ "hard", MNT_HARD, 0, false },
+		{ "soft", "soft", EIO, true },
+		{ "softerr,nosoftreval", "softerr", ETIMEDOUT, true },
+		{ "softerr (softreval)", "softreval", 0, false },
+		{ "hard", "hard", 0, false },
 	};
 	const int nmounts = sizeof(mounts) / sizeof(mounts[0]);
 	struct probe p[2 * NR_OPS + 2], *hard = NULL;
 	double hold = v->bound + 2;
 	int i, m, n = 0, fds[4];
+	char dirs[4][MNT_LEN];
 
 	for (m = 0; m < nmounts; m++) {
-		fds[m] = open_test_file(mounts[m].dir,
+		mnt_path(v, mounts[m].mnt, dirs[m]);
+		fds[m] = open_test_file(dirs[m],
 					!strcmp(mounts[m].kind, "hard"));
 		if (!ktap_ok(fds[m] >= 0, "vers=%s %s: open a file", v->name,
 			     mounts[m].kind)) {
@@ -332,7 +345,7 @@ static void cut_link_probes(const struct version *v)
 		}
 		if (!strcmp(mounts[m].kind, "hard")) {
 			hard = &p[n];
-			p[n++] = (struct probe){ .kind = "hard", .dir = MNT_HARD,
+			p[n++] = (struct probe){ .kind = "hard", .dir = dirs[m],
 						 .op = OP_HARD_WRITE, .fd = fds[m],
 						 .block = true };
 			continue;
@@ -341,12 +354,12 @@ static void cut_link_probes(const struct version *v)
 			if (!mounts[m].all_ops && i != OP_GETATTR)
 				continue;
 			p[n++] = (struct probe){ .kind = mounts[m].kind,
-						 .dir = mounts[m].dir, .op = i,
+						 .dir = dirs[m], .op = i,
 						 .want = mounts[m].want,
 						 .fd = fds[m] };
 		}
 	}
-	run_probes(p, n, v->bound + 30, hold);
+	run_probes(v, p, n, v->bound + 30, hold);
 	for (i = 0; i < n; i++) {
 		if (p[i].block)
 			continue;
@@ -368,8 +381,8 @@ static void cut_link_probes(const struct version *v)
 	for (m = 0; m < nmounts; m++) {
 		char calls[512];
 
-		timed_out_calls(mounts[m].dir, calls, sizeof(calls));
-		ktap_diag("%s: calls that timed out: %s", mounts[m].dir,
+		timed_out_calls(dirs[m], calls, sizeof(calls));
+		ktap_diag("%s: calls that timed out: %s", dirs[m],
 			  calls[0] ? calls : "none");
 	}
 	if (hard->err >= 0)
@@ -381,7 +394,7 @@ static void cut_link_probes(const struct version *v)
 	for (m = 0; m < nmounts; m++)
 		close(fds[m]);
 	for (m = 0; m < nmounts; m++)
-		if (!wait_recovered(mounts[m].dir))
+		if (!wait_recovered(dirs[m]))
 			break;
 }
 
@@ -432,15 +445,19 @@ static void last_wins(const struct version *v)
 {
 	static const char *const hard[] = { "hard", "!soft", "!softerr", NULL };
 	static const char *const softerr[] = { "softerr", "!soft", "!hard", NULL };
+	char last[MNT_LEN];
 
-	if (mount_and_show(v, "/mnt/last", "soft,hard", hard))
-		nfs_umount("/mnt/last");
-	if (mount_and_show(v, "/mnt/last", "soft,softerr", softerr))
-		nfs_umount("/mnt/last");
+	mnt_path(v, "last", last);
+	if (mount_and_show(v, last, "soft,hard", hard))
+		nfs_umount(last);
+	if (mount_and_show(v, last, "soft,softerr", softerr))
+		nfs_umount(last);
 }
 
-static void test_version(const struct version *v)
+/* Everything of one version, on its own client's link. */
+static void test_version(int i)
 {
+	const struct version *v = &versions[i];
 	static const char *const hard[] = {
 		"hard", "proto=tcp", "timeo=10", "retrans=2", "!soft", NULL
 	};
@@ -455,17 +472,22 @@ static void test_version(const struct version *v)
 		"softerr", "softreval", "!soft", "!hard", NULL
 	};
 	char vers[16], shown[2048], path[128], buf[64];
+	char mhard[MNT_LEN], msoft[MNT_LEN], msofterr[MNT_LEN], msoftreval[MNT_LEN];
 	int fd;
 
-	if (!mount_and_show(v, MNT_HARD, "hard,timeo=10,retrans=2", hard))
+	mnt_path(v, "hard", mhard);
+	mnt_path(v, "soft", msoft);
+	mnt_path(v, "softerr", msofterr);
+	mnt_path(v, "softreval", msoftreval);
+	if (!mount_and_show(v, mhard, "hard,timeo=10,retrans=2", hard))
 		return;
-	nfs_mount_opts(MNT_HARD, shown, sizeof(shown));
+	nfs_mount_opts(mhard, shown, sizeof(shown));
 	snprintf(vers, sizeof(vers), "vers=%s", v->name);
 	ktap_ok(nfs_has_opt(shown, vers), "vers=%s: /proc/mounts shows %s",
 		v->name, vers);
 
 	/* Served by our nfsd: written by the client, read on the server. */
-	snprintf(path, sizeof(path), MNT_HARD "/hello-%s", v->name);
+	snprintf(path, sizeof(path), "%s/hello-%s", mhard, v->name);
 	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
 	if (fd >= 0) {
 		if (write(fd, "hello\n", 6) != 6 || fsync(fd))
@@ -478,21 +500,23 @@ static void test_version(const struct version *v)
 		"vers=%s: a file written through the mount is on the server",
 		v->name);
 
-	if (mount_and_show(v, MNT_SOFT, "soft,timeo=10,retrans=2,noac", soft) &&
-	    mount_and_show(v, MNT_SOFTERR,
+	if (mount_and_show(v, msoft, "soft,timeo=10,retrans=2,noac", soft) &&
+	    mount_and_show(v, msofterr,
 			   "softerr,nosoftreval,timeo=10,retrans=2,noac", softerr) &&
-	    mount_and_show(v, MNT_SOFTREVAL, "softerr,timeo=10,retrans=2,noac",
+	    mount_and_show(v, msoftreval, "softerr,timeo=10,retrans=2,noac",
 			   softreval))
 		cut_link_probes(v);
-	nfs_umount(MNT_SOFTREVAL);
-	nfs_umount(MNT_SOFTERR);
-	nfs_umount(MNT_SOFT);
+	nfs_umount(msoftreval);
+	nfs_umount(msofterr);
+	nfs_umount(msoft);
 	last_wins(v);
-	nfs_umount(MNT_HARD);
+	nfs_umount(mhard);
 }
 
 int main(void)
 {
+	static char labels[NR_VERSIONS][16];
+	const char *names[NR_VERSIONS];
 	unsigned int i;
 	int err;
 
@@ -517,8 +541,12 @@ int main(void)
 		return ktap_finish();
 	}
 	ktap_ok(true, "nfsd, rpc.mountd and rpcbind serve " NFS_EXPORT);
-	for (i = 0; i < sizeof(versions) / sizeof(versions[0]); i++)
-		test_version(&versions[i]);
+	/* The versions cut their own links: they run at the same time. */
+	for (i = 0; i < NR_VERSIONS; i++) {
+		snprintf(labels[i], sizeof(labels[i]), "vers=%s", versions[i].name);
+		names[i] = labels[i];
+	}
+	ktap_parallel(NR_VERSIONS, names, test_version);
 	bad_options();
 	nfs_server_teardown();
 	return ktap_finish();
