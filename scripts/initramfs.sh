@@ -3,8 +3,8 @@
 #
 # Usage: scripts/initramfs.sh ARCH [DIR]
 #
-# Assemble DIR/initramfs.cpio.gz (default DIR: build/ARCH/system) for the full-system boots:
-# busybox-static and the guest tools we need (dmsetup; nfs-utils' server
+# Assemble DIR/initramfs.cpio.gz (default DIR: build/ARCH/system) for the
+# full-system boots: busybox-static and the guest tools we need (dmsetup; nfs-utils' server
 # programs, rpcbind and sqlite3 for the NFS tests; with the shared
 # libraries they link) from Debian packages for ARCH, unpacked with
 # "dpkg -x" (nothing is installed on the host), our /init, our guest
@@ -37,6 +37,16 @@ GUEST_FILES=(etc/netconfig etc/rpc etc/services etc/protocols)
 # "(test_freezer)" in /proc/PID/stat).
 SELFTESTS=("test_freezer: cgroup/test_freezer.c cgroup/cgroup_util.c")
 
+# Downloaded packages, shared by every clone on the machine (the
+# compiler cache's neighbour), or build/debs if that cannot be made.
+DEBS=${KUNIT52_DEBS_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/kunit52/debs}
+if ! mkdir -p "$DEBS" 2>/dev/null || ! touch "$DEBS/.lock" 2>/dev/null; then
+	printf '%s: warning: package cache %s is not writable; using build/debs\n' \
+		"${0##*/}" "$DEBS" >&2
+	DEBS=$REPO/build/debs
+	mkdir -p "$DEBS"
+fi
+
 deb_arch() {
 	case $1 in x86_64) echo amd64 ;; arm64) echo arm64 ;; esac
 }
@@ -49,29 +59,59 @@ guest_cc() {
 	case $1 in x86_64) echo gcc ;; arm64) echo aarch64-linux-gnu-gcc ;; esac
 }
 
-# fetch_deb DIR NAME DEBARCH SPEC: download SPEC into DIR unless a
-# NAME_*_DEBARCH.deb is there already.
-fetch_deb() {
-	local dir=$1 name=$2 darch=$3 spec=$4
-	compgen -G "$dir/${name}_*_${darch}.deb" > /dev/null && return 0
-	(cd "$dir" && apt-get download -q "$spec" > /dev/null 2>&1) ||
-		die "cannot download Debian package $spec (apt-get update? for arm64: dpkg --add-architecture arm64)"
+# The .deb files of the candidate versions of the packages SPEC..., as
+# apt-get download names them (NAME_VERSION_ARCH.deb), one per line (run
+# where no .deb lies: apt-get leaves out the files already there).
+candidate_debs() {
+	(cd / && apt-get download --print-uris "$@" 2>/dev/null) | awk '{ print $2 }'
 }
 
-# Download and unpack the guest packages into STAGE (once per version).
+# The apt-get download SPEC of a .deb file name: NAME:ARCH, or NAME.
+deb_spec() {
+	local name=${1%%_*} arch=${1##*_}
+	arch=${arch%.deb}
+	[[ $arch == all ]] && echo "$name" || echo "$name:$arch"
+}
+
+# fetch_debs DIR SPEC...: make DIR hold the candidate .deb of every SPEC,
+# downloading (in one apt-get call) only those that are not there yet.
+# DIR is shared by every clone on the machine; a file name carries the
+# package's version, so a newer candidate is downloaded beside the old.
+fetch_debs() {
+	local dir=$1 f
+	local -a files missing=()
+	shift
+	mapfile -t files < <(candidate_debs "$@")
+	[[ ${#files[@]} -eq $# ]] ||
+		die "cannot find Debian packages $* (apt-get update? for arm64: dpkg --add-architecture arm64)"
+	for f in "${files[@]}"; do
+		[[ -s "$dir/$f" ]] || missing+=("$(deb_spec "$f")")
+	done
+	[[ ${#missing[@]} -eq 0 ]] && return 0
+	info "downloading ${#missing[@]} Debian package(s) into $dir"
+	(cd "$dir" && apt-get download -q "${missing[@]}" > /dev/null 2>&1) ||
+		die "cannot download Debian packages ${missing[*]} (apt-get update? for arm64: dpkg --add-architecture arm64)"
+	for f in "${files[@]}"; do
+		[[ -s "$dir/$f" ]] || die "apt-get download did not write $dir/$f"
+	done
+}
+
+# Unpack the candidate versions of the guest packages into STAGE/root.
 stage_debs() {
-	local arch=$1 stage=$2 debs=$2/debs p darch
+	local arch=$1 stage=$2 darch f
+	local -a specs
 	darch=$(deb_arch "$arch")
-	mkdir -p "$debs" "$stage/root"
-	for p in "${GUEST_DEBS[@]}"; do
-		fetch_deb "$debs" "$p" "$darch" "$p:$darch"
-	done
-	for p in "${GUEST_DEBS_ALL[@]}"; do
-		fetch_deb "$debs" "$p" all "$p"
-	done
-	for p in "$debs"/*.deb; do
-		dpkg -x "$p" "$stage/root"
-	done
+	specs=("${GUEST_DEBS[@]/%/:$darch}" "${GUEST_DEBS_ALL[@]}")
+	mkdir -p "$stage"
+	(
+		flock 9
+		fetch_debs "$DEBS" "${specs[@]}"
+	) 9> "$DEBS/.lock"
+	rm -rf "$stage/root"
+	mkdir -p "$stage/root"
+	while read -r f; do
+		dpkg -x "$DEBS/$f" "$stage/root"
+	done < <(candidate_debs "${specs[@]}")
 }
 
 # Find a library by soname in the staged packages.
@@ -144,7 +184,7 @@ main() {
 	[[ $# -ge 1 && $# -le 2 ]] || die "usage: ${0##*/} ARCH [DIR]"
 	check_arch "$arch"
 	sys=${2:-$(build_dir "$arch")/system}
-	stage=$REPO/build/debs/$arch
+	stage=$sys/stage
 	root=$sys/initramfs
 	tri=$(triplet "$arch")
 

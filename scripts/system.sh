@@ -74,11 +74,19 @@ console_arg() {
 # debug kernel's AML interpreter runs past its loop timeout in _PRT and
 # leaves virtio-pci without interrupt routing (MP tables and MSI-X serve).
 # KUnit prints its KTAP at KERN_INFO, so a KUnit boot keeps every message.
+# The hardened kernel runs the guest tests one after another
+# (kunit52.serial=1): under TCG its sanitizers make every program several
+# times slower, and the freezer tests' fork storms beside the NFS tests
+# starved nfsdcld_test's sqlite3 past its 30 s limit (measured on arm64).
 kernel_args() {
 	local arch=$1 glob=$2 args
 	args="console=$(console_arg "$arch") panic=-1 oops=panic kunit.enable=$(kunit_enable)"
 	[[ $arch == x86_64 ]] && args+=" acpi=off"
-	[[ $(kunit_enable) == 1 ]] || args+=" loglevel=5"
+	if [[ $(kunit_enable) == 1 ]]; then
+		args+=" kunit52.serial=1"
+	else
+		args+=" loglevel=5"
+	fi
 	echo "$args kunit52.tests=$glob $EXTRA_ARGS"
 }
 
