@@ -132,10 +132,12 @@ main() {
 
 	rm -f "$build/test.log"
 	run_kunit "$arch" "$build" "$suite" "$log" || rc=$?
-	cache=$(ccache_summary "$build/ccache-stats.log")
-	info "kunit $label: compiler cache $KUNIT52_CCACHE_DIR: $cache"
-	[[ -z "${KUNIT52_CCACHE_REPORT:-}" ]] ||
-		printf '%s\t%s\n' "$label" "$cache" >> "$KUNIT52_CCACHE_REPORT"
+	if [[ "$MODE" != exec ]]; then
+		cache=$(ccache_summary "$build/ccache-stats.log")
+		info "kunit $label: compiler cache $KUNIT52_CCACHE_DIR: $cache"
+		[[ -z "${KUNIT52_CCACHE_REPORT:-}" ]] ||
+			printf '%s\t%s\n' "$label" "$cache" >> "$KUNIT52_CCACHE_REPORT"
+	fi
 	if [[ "$MODE" == build ]]; then
 		[[ $rc -eq 0 ]] || echo "kunit $label: build FAILED; log: $log" >&2
 		return "$rc"

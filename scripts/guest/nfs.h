@@ -34,6 +34,7 @@
 #include <sys/klog.h>
 #include <sys/mount.h>
 #include <sys/socket.h>
+#include <sys/un.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -47,6 +48,7 @@
 #define NFS_CLD_DIR	NFS_LIB "/nfsdcld"
 #define NFS_RECOVERY	NFS_LIB "/v4recovery"
 #define NFS_LOGS	"/tmp/nfs-logs"
+#define NFS_RPCBIND_SOCK "/run/rpcbind.sock"
 #define NFS_NCLIENTS	2
 /* The shortest lease and grace period nfsd accepts, in seconds. */
 #define NFS_LEASE	10
@@ -485,20 +487,33 @@ static inline void nfs_stop_daemon(const char *name)
 	d->pid = 0;
 }
 
-/* Wait until @path exists (a daemon's socket, a pipe); bounded. */
-static inline bool nfs_wait_path(const char *path, double limit, const char *what)
+/*
+ * Wait until a daemon accepts connections on the unix socket @path (the
+ * file alone is not enough: it may be left from an earlier run, or the
+ * daemon may not listen yet); bounded.
+ */
+static inline bool nfs_wait_listen(const char *path, double limit, const char *what)
 {
+	struct sockaddr_un sun = { .sun_family = AF_UNIX };
 	double end = nfs_now() + limit;
+	int fd, err;
 
-	while (access(path, F_OK)) {
+	snprintf(sun.sun_path, sizeof(sun.sun_path), "%s", path);
+	for (;;) {
+		fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		if (fd < 0)
+			return false;
+		err = connect(fd, (struct sockaddr *)&sun, sizeof(sun)) ? errno : 0;
+		close(fd);
+		if (!err)
+			return true;
 		if (nfs_now() > end) {
-			ktap_diag("timed out after %.0f s waiting for %s (%s)",
-				  limit, what, path);
+			ktap_diag("timed out after %.0f s waiting for %s to listen on %s (%s)",
+				  limit, what, path, strerror(err));
 			return false;
 		}
 		nfs_sleep(0.05);
 	}
-	return true;
 }
 
 /* Wait until daemon @name's log contains @text; bounded. */
@@ -596,8 +611,10 @@ static inline bool nfs_server_setup(bool cld)
 			  strerror(errno));
 		return false;
 	}
+	/* A socket left by the rpcbind of an earlier test answers nothing. */
+	unlink(NFS_RPCBIND_SOCK);
 	if (nfs_spawn("rpcbind", rpcbind) < 0 ||
-	    !nfs_wait_path("/run/rpcbind.sock", 20, "rpcbind") ||
+	    !nfs_wait_listen(NFS_RPCBIND_SOCK, 20, "rpcbind") ||
 	    !nfs_run_ok(30, exportfs) ||
 	    nfs_spawn("rpc.mountd", mountd) < 0 ||
 	    (cld && !nfs_cld_up()))
