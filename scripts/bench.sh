@@ -101,12 +101,15 @@ loop_seconds() {
 	echo $((SECONDS - t0))
 }
 
+# A cold `make run`: a fresh clone with caches of its own, empty (the
+# machine's shared compiler cache would make it warm).
 cold_make_run() {
 	local d t0
 	d=$(mktemp -d)
 	git clone -q "$REPO" "$d/kunit52"
 	t0=$SECONDS
-	make -C "$d/kunit52" run > "$OUT/cold-run.log" 2>&1 ||
+	XDG_CACHE_HOME=$d/cache KUNIT52_CCACHE_DIR='' KUNIT52_DEBS_DIR='' \
+		make -C "$d/kunit52" run > "$OUT/cold-run.log" 2>&1 ||
 		die "cold make run failed (log: $OUT/cold-run.log; clone kept in $d)"
 	echo $((SECONDS - t0))
 	rm -rf "$d"

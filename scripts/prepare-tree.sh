@@ -25,8 +25,10 @@ PATCHES=${KUNIT52_PATCHES:-$REPO/patches}
 KUNITDIR=${KUNIT52_KUNIT:-$REPO/kunit}
 PREPARED_REF=refs/kunit52/prepared
 
+# gc.auto=0: git am would otherwise start an automatic gc that packs the
+# tree's 80,000 objects in the background, beside the first build.
 tgit() {
-	git -C "$TREE" -c user.name=kunit52 -c user.email=kunit52@localhost \
+	git -C "$TREE" -c user.name=kunit52 -c user.email=kunit52@localhost -c gc.auto=0 \
 		-c core.autocrlf=false -c advice.detachedHead=false "$@"
 }
 
@@ -87,7 +89,7 @@ extract_pristine() {
 		cd "$tmp"
 		git add -A -f .
 		GIT_AUTHOR_DATE='2000-01-01T00:00:00Z' GIT_COMMITTER_DATE='2000-01-01T00:00:00Z' \
-			git -c user.name=kunit52 -c user.email=kunit52@localhost \
+			git -c user.name=kunit52 -c user.email=kunit52@localhost -c gc.auto=0 \
 			commit -q -m "pristine $(basename "$TARBALL")"
 		git tag pristine
 	)
