@@ -442,6 +442,110 @@ static void test_config(const struct config *c)
 	free(buf);
 }
 
+/*
+ * A target whose length is not a whole number of blocks ends in a partial
+ * block that I/O reaches: 4.5 blocks of @blksz (4 whole blocks and 1 + 4
+ * = 5 in all; with 512-byte blocks, 4 blocks).  The first, the last whole
+ * and the partial block take every message and fail reads, a write heals
+ * the partial block, and the block after it is refused.
+ */
+static void test_partial_block(unsigned int blksz, unsigned long long offset)
+{
+	unsigned long long spb = blksz / SECTOR, len = 4 * spb + spb / 2;
+	unsigned long long nr = (len + spb - 1) / spb, last = nr - 1;
+	char table[128], msg[64], list[64];
+	void *buf = aligned(blksz);
+	bool ok;
+
+	snprintf(table, sizeof(table), "0 %llu dust %s %llu %u", len, DISK, offset, blksz);
+	if (!ktap_ok(create(NAME, table) == 0, "partial block: create '%s'", table)) {
+		ktap_diag("%s", out);
+		free(buf);
+		return;
+	}
+	snprintf(msg, sizeof(msg), "addbadblock %llu", last);
+	ok = message_says("addbadblock 0", "") && message_says("addbadblock 3", "") &&
+	     (last == 3 || message_says(msg, ""));
+	if (last == 3)
+		snprintf(list, sizeof(list), "0\n3");
+	else
+		snprintf(list, sizeof(list), "0\n3\n%llu", last);
+	ktap_ok(ok && message_says("listbadblocks", list),
+		"blksz %u, %llu sectors: the first, the last whole and the last block %llu are bad blocks",
+		blksz, len, last);
+	snprintf(msg, sizeof(msg), "queryblock %llu", last);
+	ok = message(msg) == 0 && strstr(out, "found in badblocklist") &&
+	     !strstr(out, "not found");
+	ktap_ok(ok, "blksz %u, %llu sectors: queryblock %llu", blksz, len, last);
+
+	message_says("enable", "");
+	/* The last sector of the target is in the last block. */
+	ok = dio(dust_dev(), false, len - 1, 1, buf) == -EIO &&
+	     dio(dust_dev(), false, last * spb, 1, buf) == -EIO &&
+	     dio(dust_dev(), false, 0, 1, buf) == -EIO &&
+	     dio(dust_dev(), false, 3 * spb + spb - 1, 1, buf) == -EIO;
+	ktap_ok(ok, "blksz %u, %llu sectors: reads of the first and last sector of blocks 0, 3 and %llu fail with EIO",
+		blksz, len, last);
+	snprintf(msg, sizeof(msg), "removebadblock %llu", last);
+	message_says(msg, "");
+	snprintf(msg, sizeof(msg), "addbadblock %llu 1", last);
+	memset(buf, 0xa5, SECTOR);
+	ok = message_says(msg, "") && dio(dust_dev(), true, len - 1, 1, buf) == -EIO &&
+	     dio(dust_dev(), true, len - 1, 1, buf) == 0 &&
+	     dio(dust_dev(), false, len - 1, 1, buf) == 0;
+	ktap_ok(ok, "blksz %u, %llu sectors: block %llu fails one write, then a write heals it",
+		blksz, len, last);
+
+	snprintf(msg, sizeof(msg), "addbadblock %llu", nr);
+	ok = message_fails(msg);
+	snprintf(msg, sizeof(msg), "queryblock %llu", nr);
+	ok &= message_fails(msg);
+	snprintf(msg, sizeof(msg), "removebadblock %llu", nr);
+	ok &= message_fails(msg);
+	snprintf(msg, sizeof(msg), "addbadblock %llu 1", nr);
+	ok &= message_fails(msg);
+	ktap_ok(ok && message_says("listbadblocks", last == 3 ? "0" : "0\n3"),
+		"blksz %u, %llu sectors: block %llu, past the last, is refused by every message",
+		blksz, len, nr);
+	ktap_ok(dm_remove(NAME) == 0 && no_dm_devices(),
+		"blksz %u, %llu sectors: removed", blksz, len);
+	free(buf);
+}
+
+/*
+ * A flush of the dust device (fsync() and fdatasync() of the device)
+ * reaches the target as an empty REQ_PREFLUSH bio: it must neither fail
+ * because block 0 has a write failure count nor remove block 0 from the
+ * list.
+ */
+static void test_flush(void)
+{
+	char table[128];
+	int fd, err;
+
+	snprintf(table, sizeof(table), "0 %llu dust %s 0 512", TARGET_SECTORS, DISK);
+	if (!ktap_ok(create(NAME, table) == 0, "flush: create '%s'", table)) {
+		ktap_diag("%s", out);
+		return;
+	}
+	message_says("addbadblock 0 1", "");
+	message_says("addbadblock 1", "");
+	message_says("enable", "");
+	fd = open(dust_dev(), O_RDWR);
+	err = fd < 0 || fsync(fd) ? errno : 0;
+	if (err)
+		ktap_diag("fsync: %s", strerror(err));
+	ktap_ok(!err, "flush: fsync() of the device succeeds while block 0 has a write failure count");
+	err = fd < 0 || fdatasync(fd) || fsync(fd) ? errno : 0;
+	ktap_ok(!err, "flush: fdatasync() and another fsync() succeed");
+	if (fd >= 0)
+		close(fd);
+	ktap_ok(message_says("listbadblocks", "0\n1") &&
+		message_says("queryblock 0", "dust_query_block: block 0 found in badblocklist"),
+		"flush: block 0 is still a bad block");
+	ktap_ok(dm_remove(NAME) == 0 && no_dm_devices(), "flush: removed");
+}
+
 struct bad_table {
 	const char *args;
 	const char *error;
@@ -459,6 +563,8 @@ static void test_bad_tables(void)
 		{ "0 3072", "Block size must be a power of 2" },
 		{ "0 2147483648", "Block size is too large" },
 		{ "x 512", "Invalid device offset sector" },
+		{ "18446744073709551616 512", "Invalid device offset sector" },
+		{ "18446744073709551617 512", "Invalid device offset sector" },
 	};
 	char table[128];
 	unsigned int i;
@@ -502,8 +608,11 @@ int main(void)
 	snprintf(disk_devno, sizeof(disk_devno), "%u:%u", major(st.st_rdev), minor(st.st_rdev));
 	printf("# scratch disk %s (%s), %llu sectors\n", DISK, disk_devno, disk_sectors);
 
-	for (i = 0; i < sizeof(configs) / sizeof(configs[0]); i++)
+	for (i = 0; i < sizeof(configs) / sizeof(configs[0]); i++) {
 		test_config(&configs[i]);
+		test_partial_block(configs[i].blksz, configs[i].offset);
+	}
+	test_flush();
 	test_bad_tables();
 	return ktap_finish();
 }

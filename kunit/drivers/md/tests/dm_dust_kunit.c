@@ -71,6 +71,18 @@ static int dt_msg(struct dt_fixture *f, const char *msg)
 	return dust_message(&f->ti, argc, argv, f->result, sizeof(f->result));
 }
 
+/* dt_msg() with a printf format. */
+static __printf(2, 3) int dt_msgf(struct dt_fixture *f, const char *fmt, ...)
+{
+	char msg[128];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	return dt_msg(f, msg);
+}
+
 /* The bad-block list, as listbadblocks prints it. */
 static const char *dt_list(struct dt_fixture *f)
 {
@@ -346,6 +358,124 @@ static void dust_block_size_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, dt_count(f), 0);
 }
 
+/*
+ * dust_ctr() accepts any target length of at least one block, so a target
+ * may end in a partial block, and I/O reaches it: with 4096-byte blocks
+ * and a length of 4.5 blocks, sectors 32-35 are block 4.  For every block
+ * size, the first block, the last full block and the partial block are
+ * valid in every message, fail reads from their first to their last
+ * sector, are healed by a write and are listed; the block after the
+ * partial one is refused.  With 512-byte blocks every length is a whole
+ * number of blocks: the same checks then cover the last block.
+ */
+static void dust_partial_block_test(struct kunit *test)
+{
+	const struct dt_blksz_case *c = test->param_value;
+	sector_t spb = c->blksz >> SECTOR_SHIFT, len = 4 * spb + spb / 2;
+	struct dt_fixture *f = dt_setup(test, c->blksz, len);
+	unsigned long long nr = DIV_ROUND_UP_ULL(len, spb);
+	unsigned long long full = len >> f->dd->sect_per_block_shift;
+	/* The first, the last full and the partial block (if there is one). */
+	const unsigned long long blocks[] = { 0, full - 1, nr - 1 };
+	unsigned int i, n = nr > full ? 3 : 2;
+	char list[64];
+
+	KUNIT_ASSERT_EQ(test, nr, spb > 1 ? 5ULL : 4ULL);
+	KUNIT_EXPECT_EQ(test, dt_msg(f, "enable"), 0);
+	for (i = 0; i < n; i++) {
+		unsigned long long b = blocks[i];
+		sector_t first = b * spb, last = min_t(sector_t, first + spb, len) - 1;
+
+		KUNIT_EXPECT_EQ_MSG(test, dt_msgf(f, "addbadblock %llu", b), 0, "block %llu", b);
+		KUNIT_EXPECT_EQ_MSG(test, dt_msgf(f, "queryblock %llu", b), 1, "block %llu", b);
+		KUNIT_EXPECT_EQ(test, dust_map_read(f->dd, first, true), DM_MAPIO_KILL);
+		KUNIT_EXPECT_EQ(test, dust_map_read(f->dd, last, true), DM_MAPIO_KILL);
+		KUNIT_EXPECT_EQ_MSG(test, dt_msgf(f, "removebadblock %llu", b), 0, "block %llu", b);
+		KUNIT_EXPECT_EQ_MSG(test, dt_msgf(f, "addbadblock %llu 1", b), 0, "block %llu", b);
+		KUNIT_EXPECT_EQ(test, dust_map_write(f->dd, last, true), DM_MAPIO_KILL);
+		KUNIT_EXPECT_EQ(test, dust_map_write(f->dd, last, true), DM_MAPIO_REMAPPED);
+		KUNIT_EXPECT_EQ(test, dust_map_read(f->dd, first, true), DM_MAPIO_REMAPPED);
+		KUNIT_EXPECT_EQ_MSG(test, dt_msgf(f, "addbadblock %llu", b), 0, "block %llu", b);
+	}
+	if (n == 3)
+		snprintf(list, sizeof(list), "0\n%llu\n%llu\n", blocks[1], blocks[2]);
+	else
+		snprintf(list, sizeof(list), "0\n%llu\n", blocks[1]);
+	KUNIT_EXPECT_STREQ(test, dt_list(f), list);
+
+	/* Past the partial block: refused by every message, nothing changes. */
+	KUNIT_EXPECT_EQ(test, dt_msgf(f, "addbadblock %llu", nr), -EINVAL);
+	KUNIT_EXPECT_EQ(test, dt_msgf(f, "addbadblock %llu 1", nr), -EINVAL);
+	KUNIT_EXPECT_EQ(test, dt_msgf(f, "queryblock %llu", nr), -EINVAL);
+	KUNIT_EXPECT_EQ(test, dt_msgf(f, "removebadblock %llu", nr), -EINVAL);
+	KUNIT_EXPECT_STREQ(test, dt_list(f), list);
+}
+
+/* ---------------------------------------------------------------------- */
+/* The bio path                                                            */
+
+struct dt_bio_case {
+	const char *desc;
+	blk_opf_t opf;
+	sector_t sector;
+	unsigned int bytes;		/* 0: an empty bio */
+	unsigned int cnt_before;	/* block 0's write failure count */
+	int ret;			/* what dust_map() returns */
+	bool listed;			/* block 0 is still a bad block */
+	unsigned int cnt_after;
+};
+
+/*
+ * A target with 4096-byte blocks, read failures enabled and bad blocks 0
+ * and 1.  dm sends flushes to the target as empty REQ_PREFLUSH bios with
+ * sector 0: they write no block, whatever block 0's write failure count.
+ * Data writes, with or without REQ_PREFLUSH or REQ_FUA, still write their
+ * block, and reads still fail.
+ */
+static const struct dt_bio_case dt_bio_cases[] = {
+	{ "empty flush", REQ_OP_WRITE | REQ_PREFLUSH, 0, 0, 0,
+	  DM_MAPIO_REMAPPED, true, 0 },
+	{ "empty flush, write failure count 2", REQ_OP_WRITE | REQ_PREFLUSH, 0, 0, 2,
+	  DM_MAPIO_REMAPPED, true, 2 },
+	{ "write of block 0 with REQ_PREFLUSH", REQ_OP_WRITE | REQ_PREFLUSH, 0, 4096, 0,
+	  DM_MAPIO_REMAPPED, false, 0 },
+	{ "write in block 0 with REQ_FUA", REQ_OP_WRITE | REQ_FUA, 3, 512, 0,
+	  DM_MAPIO_REMAPPED, false, 0 },
+	{ "write of block 0, write failure count 2", REQ_OP_WRITE, 0, 4096, 2,
+	  DM_MAPIO_KILL, true, 1 },
+	{ "read in block 0", REQ_OP_READ, 7, 512, 0, DM_MAPIO_KILL, true, 0 },
+	{ "read of block 2", REQ_OP_READ, 16, 4096, 0, DM_MAPIO_REMAPPED, true, 0 },
+};
+
+KUNIT_ARRAY_PARAM_DESC(dt_bio, dt_bio_cases, desc);
+
+static void dust_bio_test(struct kunit *test)
+{
+	const struct dt_bio_case *c = test->param_value;
+	struct dt_fixture *f = dt_setup(test, 4096, DT_LEN_SECTORS);
+	struct badblock *bb;
+	struct bio bio;
+
+	/* The fixture has no block device; bio_set_dev() then needs no blkg. */
+	if (IS_ENABLED(CONFIG_BLK_CGROUP))
+		kunit_skip(test, "bio_set_dev() needs a real block device with CONFIG_BLK_CGROUP");
+	KUNIT_ASSERT_EQ(test, dust_add_block(f->dd, 0, c->cnt_before), 0);
+	KUNIT_ASSERT_EQ(test, dust_add_block(f->dd, 1, 0), 0);
+	KUNIT_ASSERT_EQ(test, dt_msg(f, "enable"), 0);
+
+	bio_init(&bio, NULL, NULL, 0, c->opf);
+	bio.bi_iter.bi_sector = c->sector;
+	bio.bi_iter.bi_size = c->bytes;
+	KUNIT_EXPECT_EQ(test, dust_map(&f->ti, &bio), c->ret);
+	bb = dust_rb_search(&f->dd->badblocklist, 0);
+	KUNIT_EXPECT_EQ(test, !!bb, c->listed);
+	if (bb && c->listed)
+		KUNIT_EXPECT_EQ(test, bb->wr_fail_cnt, c->cnt_after);
+	KUNIT_EXPECT_EQ(test, dt_count(f), 1ULL + c->listed);
+	/* Offset 0 of the target is sector 0 of the device. */
+	KUNIT_EXPECT_EQ(test, bio.bi_iter.bi_sector, c->sector);
+}
+
 /* ---------------------------------------------------------------------- */
 /* Messages                                                                */
 
@@ -554,6 +684,12 @@ static const struct dt_ctr_case dt_ctr_cases[] = {
 	  "Invalid device offset sector" },
 	{ "offset negative", { "/dev/vdb", "-x", "4096" }, 3, 1024,
 	  "Invalid device offset sector" },
+	{ "offset 2^64", { "/dev/vdb", "18446744073709551616", "4096" }, 3, 1024,
+	  "Invalid device offset sector" },
+	{ "offset 2^64 + 8", { "/dev/vdb", "18446744073709551624", "4096" }, 3, 1024,
+	  "Invalid device offset sector" },
+	{ "offset 10^20", { "/dev/vdb", "100000000000000000000", "4096" }, 3, 1024,
+	  "Invalid device offset sector" },
 };
 
 KUNIT_ARRAY_PARAM_DESC(dt_ctr, dt_ctr_cases, desc);
@@ -585,6 +721,8 @@ static struct kunit_case dm_dust_test_cases[] = {
 	KUNIT_CASE_PARAM(dust_write_test, dt_wr_gen_params),
 	KUNIT_CASE(dust_write_disabled_test),
 	KUNIT_CASE_PARAM(dust_block_size_test, dt_blksz_gen_params),
+	KUNIT_CASE_PARAM(dust_partial_block_test, dt_blksz_gen_params),
+	KUNIT_CASE_PARAM(dust_bio_test, dt_bio_gen_params),
 	KUNIT_CASE_PARAM(dust_message_test, dt_msg_gen_params),
 	KUNIT_CASE(dust_message_range_test),
 	KUNIT_CASE(dust_enable_disable_quiet_test),
