@@ -133,13 +133,24 @@ make_fake_source() {
 	git -C "$d/src/linux-source-6.12" format-patch -q -1 -o "$d/patches"
 	(cd "$d/patches" && ls -- *.patch) > "$d/patches/series"
 	printf '/* test */\n' > "$d/kunit/lib/tests/a_kunit.c"
+	mkdir -p "$d/cover"
+	printf 'lib:\tlib\n' > "$d/cover/subsystems"
+	printf 'lib: the a test\nText of the cover letter.\n' > "$d/cover/lib"
+}
+
+# A get_maintainer.pl for the fake tree: a maintainer, or with --no-m a list.
+fake_get_maintainer() {
+	mkdir -p "$1/scripts"
+	cat > "$1/scripts/get_maintainer.pl" <<'PERL'
+print grep(/^--no-m$/, @ARGV) ? "list\@fake.invalid\n" : "Maint <m\@fake.invalid>\n";
+PERL
 }
 
 fake_env() {
 	local d=$1
 	shift
 	KUNIT52_TARBALL=$d/linux-source-6.12.tar.xz KUNIT52_TREE=$d/tree \
-		KUNIT52_PATCHES=$d/patches KUNIT52_KUNIT=$d/kunit "$@"
+		KUNIT52_PATCHES=$d/patches KUNIT52_KUNIT=$d/kunit KUNIT52_COVERS=$d/cover "$@"
 }
 
 # Fresh preparation, then no-op, then a refusal that keeps local edits.
@@ -187,8 +198,18 @@ t_prepare_tree() {
 t_series_folds_tests() {
 	local d=$WORK/fake out=$WORK/fake-series
 	[[ -d "$d/tree" ]] || t_prepare_tree
+	fake_get_maintainer "$d/tree"
 	fake_env "$d" "$REPO/scripts/make-series.sh" "$out"
 	grep -q '^+++ b/lib/tests/a_kunit.c' "$out"/0001-*.patch
+	# The per-subsystem series: cover letter, recipients, the patch.
+	grep -qx 'Subject: \[PATCH 0/1\] lib: the a test' "$out/send/lib/0000-cover-letter.patch"
+	grep -qx 'Text of the cover letter.' "$out/send/lib/0000-cover-letter.patch"
+	grep -qx 'To: Maint <m@fake.invalid>' "$out/send/lib/0001-"*.patch
+	grep -qx 'Cc: list@fake.invalid' "$out/send/lib/0001-"*.patch
+	# A patch of no known subsystem is an error.
+	printf 'other:\tother\n' > "$d/cover/subsystems"
+	fails fake_env "$d" "$REPO/scripts/make-series.sh" "$out" 2>/dev/null
+	printf 'lib:\tlib\n' > "$d/cover/subsystems"
 	# An orphan test source is an error.
 	printf 'x\n' > "$d/kunit/lib/orphan_kunit.c"
 	fails fake_env "$d" "$REPO/scripts/make-series.sh" "$out" 2>/dev/null
