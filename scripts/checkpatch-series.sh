@@ -6,7 +6,8 @@
 # Check the series written by make-series.sh:
 #   - it applies, patch by patch, on pristine linux-source-6.12;
 #   - every patch passes scripts/checkpatch.pl --strict with no error and
-#     no warning.
+#     no warning;
+#   - every fix the README lists is tagged and tested (check-fixes.sh).
 # One result per patch goes to $KUNIT52_RESULTS (default
 # build/series/results.jsonl).
 set -euo pipefail
@@ -87,6 +88,7 @@ main() {
 			failed=1
 		fi
 	done
+	"$REPO/scripts/check-fixes.sh" || failed=1
 	return "$failed"
 }
 

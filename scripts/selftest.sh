@@ -216,6 +216,28 @@ t_series_folds_tests() {
 	rm -f "$d/kunit/lib/orphan_kunit.c"
 }
 
+# check-fixes.sh: a fix needs Fixes: (or a reason) and a test that names it.
+# shellcheck disable=SC2016 # backquotes of the README, not expansions
+t_fixes_checked() {
+	local d=$WORK/fixes entry='- `0001-x.patch`: a bug. Caught by `a_test`.'
+	mkdir -p "$d/patches" "$d/tests"
+	printf 'KUNIT_CASE(a_test),\n' > "$d/tests/a_kunit.c"
+	printf 'Subject: x\n\nSigned-off-by: t <t@t>\n' > "$d/patches/0001-x.patch"
+	printf '## Kernel fixes carried\n\n%s\n\n## Next\n' "$entry" > "$d/README.md"
+	fails check_fixes_in "$d" 2>/dev/null
+	sed -i 's/^Signed-off-by/Fixes: 0123456789ab ("x: y")\n&/' "$d/patches/0001-x.patch"
+	check_fixes_in "$d"
+	sed -i 's/a_test/b_test/' "$d/README.md"
+	fails check_fixes_in "$d" 2>/dev/null
+	sed -i 's/b_test/a_test/; s/Fixes: .*//' "$d/README.md" "$d/patches/0001-x.patch"
+	sed -i 's/a bug\./a bug, no `Fixes:`: hardening./' "$d/README.md"
+	check_fixes_in "$d"
+}
+
+check_fixes_in() {
+	KUNIT52_RESULTS=/dev/null "$REPO/scripts/check-fixes.sh" "$1/README.md" "$1/patches" "$1/tests"
+}
+
 # results.py: failures, crashes and missing output all fail.
 results_of() {
 	printf '%s\n' "$1" > "$WORK/summary.ktap"
@@ -299,6 +321,7 @@ main() {
 	check soak-bad-input t_soak_bad_input
 	check prepare-tree-keeps-edits t_prepare_tree
 	check series-folds-tests t_series_folds_tests
+	check fixes-checked t_fixes_checked
 	check summary-counts-failures t_summary
 	check ccache-fallback t_ccache_fallback
 	check mutants-apply t_mutants_apply
