@@ -17,6 +17,11 @@ set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 
 WORK=$REPO/build/mutants
+# A mutant's verdict must never come from the shared compiler cache: with
+# it, classify-no-wrap-check survived twice (an object from the cache
+# that does not have the mutation) and died without it.  Compile what
+# changed afresh and store the result, replacing any bad entry.
+export CCACHE_RECACHE=1
 RESULTS=${KUNIT52_RESULTS:-$WORK/results.jsonl}
 MUTATED=""
 
