@@ -18,18 +18,59 @@ source "$(dirname "$0")/lib.sh"
 
 WORK=$REPO/build/mutants
 # A mutant's verdict must never come from the shared compiler cache: with
-# it, classify-no-wrap-check survived twice (an object from the cache
-# that does not have the mutation) and died without it.  Compile what
-# changed afresh and store the result, replacing any bad entry.
+# it, classify-no-wrap-check and softerr-returns-eio survived (objects from
+# the cache without the mutation, see stop_child) and died without it.
+# Compile what changed afresh and store the result, replacing any bad entry.
 export CCACHE_RECACHE=1
 RESULTS=${KUNIT52_RESULTS:-$WORK/results.jsonl}
 MUTATED=""
+CHILD=""
 
 restore() {
 	[[ -z "$MUTATED" ]] || git -C "$TREE" checkout -q -- "$MUTATED"
 	MUTATED=""
 }
-trap restore EXIT
+
+# run_child LOG CMD...: run CMD (a function too) in a process group of its
+# own, output to LOG, and return its status.
+run_child() {
+	local log=$1 rc=0
+	shift
+	set -m
+	"$@" < /dev/null > "$log" 2>&1 &
+	CHILD=$!
+	set +m
+	wait "$CHILD" || rc=$?
+	CHILD=""
+	return "$rc"
+}
+
+# stop_child: stop every process of the running mutant, compilers
+# included, and wait (up to STOP_WAIT s) until they are gone.  Restoring
+# the file under a compiler still reading it would let ccache store the
+# object of the restored text under the mutant's hash (ccache#1378): the
+# poisoned entries that let two mutants survive.
+STOP_WAIT=10
+stop_child() {
+	local i
+	[[ -n "$CHILD" ]] || return 0
+	kill -TERM -- "-$CHILD" 2>/dev/null || true
+	wait "$CHILD" 2>/dev/null || true
+	for ((i = 0; i < STOP_WAIT * 10; i++)); do
+		kill -0 -- "-$CHILD" 2>/dev/null || break
+		sleep 0.1
+	done
+	kill -KILL -- "-$CHILD" 2>/dev/null || true
+	CHILD=""
+}
+
+on_exit() {
+	stop_child
+	restore
+}
+trap on_exit EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM HUP
 
 # apply_mutant FILE OLD NEW: replace the single occurrence of OLD (escapes: \t tab,
 # \n newline, \\ backslash).
@@ -88,9 +129,10 @@ run_list() {
 		fi
 		rc=0
 		if [[ -n "$guest" ]]; then
-			run_guest "$arch" "$guest" > "$log" 2>&1 || rc=$?
+			run_child "$log" run_guest "$arch" "$guest" || rc=$?
 		else
-			KUNIT52_RESULTS=/dev/null KUNIT52_BOOT_TIMEOUT=120 "$REPO/scripts/kunit.sh" "$arch" "$suite" > "$log" 2>&1 || rc=$?
+			run_child "$log" env KUNIT52_RESULTS=/dev/null KUNIT52_BOOT_TIMEOUT=120 \
+				"$REPO/scripts/kunit.sh" "$arch" "$suite" || rc=$?
 		fi
 		restore
 		if [[ $rc -ne 0 ]] && grep -q 'Building KUnit Kernel' "$log" &&
