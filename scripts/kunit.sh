@@ -52,12 +52,14 @@ check_suite() {
 }
 
 # Print a line every 30 s while PID lives, so a long build shows progress.
+# Objects count when they were (re)built after the ticker started.
 progress_ticker() {
-	local pid=$1 build=$2 start=$SECONDS
+	local pid=$1 build=$2 start=$SECONDS mark=$2/.progress-mark
+	touch "$mark"
 	while sleep 30 && kill -0 "$pid" 2>/dev/null; do
-		printf '    ... %s: %ds, %s objects built\n' "${build##*/}" \
+		printf '    ... %s: %ds, %s objects (re)built\n' "${build##*/}" \
 			$((SECONDS - start)) \
-			"$(find "$build/" -name '*.o' 2>/dev/null | wc -l)" >&2
+			"$(find "$build/" -name '*.o' -newer "$mark" 2>/dev/null | wc -l)" >&2
 	done
 }
 
