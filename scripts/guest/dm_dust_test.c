@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/klog.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <sys/wait.h>
@@ -546,6 +547,70 @@ static void test_flush(void)
 	ktap_ok(dm_remove(NAME) == 0 && no_dm_devices(), "flush: removed");
 }
 
+/*
+ * The same through a file system: ext2 (1 KiB blocks, so dust blocks 0
+ * and 1, the boot sector, are never written by it) on the dust device;
+ * an fsync() of a file ends with a flush of the device.  The file is
+ * overwritten in place, so the fsync() writes only data and the inode.
+ */
+#define FS_MNT		"/mnt/dust"
+#define FS_FILE		FS_MNT "/f"
+#define FS_FILE_SIZE	65536
+
+/* Overwrite FS_FILE with @c and fsync() it: 0 or errno. */
+static int fs_write_fsync(char c)
+{
+	static char buf[FS_FILE_SIZE];
+	int fd, err = 0;
+
+	memset(buf, c, sizeof(buf));
+	fd = open(FS_FILE, O_WRONLY | O_CREAT, 0644);
+	if (fd < 0)
+		return errno;
+	if (pwrite(fd, buf, sizeof(buf), 0) != (ssize_t)sizeof(buf) || fsync(fd))
+		err = errno;
+	close(fd);
+	return err;
+}
+
+static void test_fs_flush(void)
+{
+	const char *mkfs[] = { "busybox", "mke2fs", "-F", "-b", "1024",
+			       "/dev/mapper/" NAME, NULL };
+	char table[128];
+	int err;
+
+	snprintf(table, sizeof(table), "0 %llu dust %s 0 512", TARGET_SECTORS, DISK);
+	if (!ktap_ok(create(NAME, table) == 0, "fs flush: create '%s'", table)) {
+		ktap_diag("%s", out);
+		return;
+	}
+	mkdir("/mnt", 0755);
+	mkdir(FS_MNT, 0755);
+	if (!ktap_ok(run(mkfs) == 0 &&
+		     !mount(dust_dev(), FS_MNT, "ext2", 0, NULL) &&
+		     !fs_write_fsync('a'),
+		     "fs flush: ext2 on the dust device, a file written and fsync()ed")) {
+		ktap_diag("mke2fs: %s; mount/write: %s", out, strerror(errno));
+		umount(FS_MNT);
+		dm_remove(NAME);
+		return;
+	}
+	message_says("addbadblock 0 1", "");
+	message_says("addbadblock 1", "");
+	message_says("enable", "");
+	err = fs_write_fsync('b');
+	if (err)
+		ktap_diag("fsync: %s", strerror(err));
+	ktap_ok(!err, "fs flush: fsync() of a file succeeds while block 0 has a write failure count");
+	err = fs_write_fsync('c');
+	ktap_ok(!err, "fs flush: a second write and fsync() succeed");
+	ktap_ok(message_says("listbadblocks", "0\n1"),
+		"fs flush: blocks 0 and 1 are still bad blocks");
+	ktap_ok(!umount(FS_MNT), "fs flush: unmounted");
+	ktap_ok(dm_remove(NAME) == 0 && no_dm_devices(), "fs flush: removed");
+}
+
 struct bad_table {
 	const char *args;
 	const char *error;
@@ -613,6 +678,7 @@ int main(void)
 		test_partial_block(configs[i].blksz, configs[i].offset);
 	}
 	test_flush();
+	test_fs_flush();
 	test_bad_tables();
 	return ktap_finish();
 }

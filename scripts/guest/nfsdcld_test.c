@@ -15,6 +15,11 @@
  *  - Without nfsdcld, with a recovery directory: nfsd falls back to the
  *    legacy tracking (CONFIG_NFSD_LEGACY_CLIENT_TRACKING), records the
  *    client there, and the client reclaims after the next restart.
+ *  - Legacy tracking, with an allocation failure injected (failslab) into
+ *    nfs4_client_to_reclaim() while client 1 establishes itself in the
+ *    grace period: nfsd goes on without the reclaim record (before
+ *    patch 0015 it dereferenced NULL and the nfsd thread oopsed), and
+ *    serves client 1 again after the grace period.
  *  - With neither: nfsd warns ("Is nfsdcld running?") and runs without
  *    tracking; the client cannot reclaim, its lock is lost (client 2 gets
  *    it) and I/O through the old file descriptor fails with EIO.
@@ -23,7 +28,9 @@
  */
 #define _GNU_SOURCE
 #include <dirent.h>
+#include <limits.h>
 #include <poll.h>
+#include <stdio.h>
 
 #include "nfs.h"
 
@@ -32,6 +39,12 @@
 #define LOCKED	"locked"
 
 static char klog[65536];
+
+/* Fault injection: failslab, limited to allocations made in FAULT_FN. */
+#define FAILSLAB	"/sys/kernel/debug/failslab"
+#define FAULT_FN	"nfs4_client_to_reclaim"
+#define FAULT_WAIT	60	/* s for client 1 to reach FAULT_FN in grace */
+#define FAULT_POLL	0.1	/* s between two reads of failslab's times */
 
 /*
  * The lock holder: a process on client 1 that opens MNT1/locked, writes
@@ -372,7 +385,8 @@ static void legacy_recoverydir(struct holder *h)
 	expect_reclaimed(h, "legacy");
 }
 
-static void rm_recovery(void)
+/* Empty the legacy recovery directory (nfsd loads no record from it). */
+static void rm_recovery_records(void)
 {
 	char path[512];
 	struct dirent *e;
@@ -386,7 +400,161 @@ static void rm_recovery(void)
 	}
 	if (d)
 		closedir(d);
+}
+
+static void rm_recovery(void)
+{
+	rm_recovery_records();
 	rmdir(NFS_RECOVERY);
+}
+
+/* ---- allocation failures injected with failslab ---- */
+
+/*
+ * [*start, *end) of the kernel text of function @fn: its address and the
+ * next higher symbol's, from /proc/kallsyms.
+ */
+static bool kallsyms_range(const char *fn, unsigned long *start,
+			   unsigned long *end)
+{
+	char line[512], name[256], type;
+	unsigned long addr;
+	FILE *f = fopen("/proc/kallsyms", "r");
+
+	*start = 0;
+	*end = ULONG_MAX;
+	if (!f)
+		return false;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "%lx %c %255s", &addr, &type, name) == 3 &&
+		    (type == 't' || type == 'T') && !strcmp(name, fn))
+			*start = addr;
+	rewind(f);
+	while (*start && fgets(line, sizeof(line), f))
+		if (sscanf(line, "%lx", &addr) == 1 && addr > *start &&
+		    addr < *end)
+			*end = addr;
+	fclose(f);
+	return *start && *end != ULONG_MAX;
+}
+
+struct knob {
+	const char *file, *value;
+};
+
+/* Write each of @n failslab knobs; false (and why) at the first refusal. */
+static bool failslab_set(const struct knob *k, int n)
+{
+	char path[256];
+
+	for (; n--; k++) {
+		snprintf(path, sizeof(path), FAILSLAB "/%s", k->file);
+		if (!nfs_write_file(path, k->value)) {
+			ktap_diag("%s <- %s: %s", path, k->value, strerror(errno));
+			return false;
+		}
+	}
+	return true;
+}
+
+/*
+ * Fail the next slab allocation made with FAULT_FN on the stack, and no
+ * other: nfsd allocates with GFP_KERNEL, which failslab ignores by
+ * default; verbose 2 prints the failing call's stack on the console.
+ */
+static bool failslab_arm(unsigned long start, unsigned long end)
+{
+	char from[32], to[32];
+	const struct knob arm[] = {
+		{ "probability", "0" },
+		{ "require-start", from },
+		{ "require-end", to },
+		{ "ignore-gfp-wait", "N" },
+		{ "task-filter", "N" },
+		{ "interval", "1" },
+		{ "space", "0" },
+		{ "verbose", "2" },
+		{ "times", "1" },
+		{ "probability", "100" },
+	};
+
+	snprintf(from, sizeof(from), "%#lx", start);
+	snprintf(to, sizeof(to), "%#lx", end);
+	return failslab_set(arm, sizeof(arm) / sizeof(arm[0]));
+}
+
+/* failslab's defaults: no injection. */
+static bool failslab_disarm(void)
+{
+	static const struct knob disarm[] = {
+		{ "probability", "0" },
+		{ "ignore-gfp-wait", "Y" },
+		{ "require-start", "0" },
+		{ "require-end", "0xffffffffffffffff" },
+	};
+
+	return failslab_set(disarm, sizeof(disarm) / sizeof(disarm[0]));
+}
+
+/* Wait until failslab has injected its one failure (times reads 0). */
+static bool failslab_wait_fired(double limit)
+{
+	double end = nfs_now() + limit;
+	char buf[32];
+
+	for (;;) {
+		if (nfs_read_file(FAILSLAB "/times", buf, sizeof(buf)) > 0 &&
+		    atoi(buf) == 0)
+			return true;
+		if (nfs_now() >= end)
+			break;
+		nfs_sleep(FAULT_POLL);
+	}
+	ktap_diag("no allocation failed in " FAULT_FN "() within %.0f s (times: %s)",
+		  limit, nfs_oneline(buf));
+	return false;
+}
+
+/*
+ * nfs4_client_to_reclaim() fails while client 1 establishes itself in the
+ * grace period.  The recovery directory is emptied first: the restart
+ * loads no record, so client 1's RECLAIM_COMPLETE makes a new one through
+ * __nfsd4_create_reclaim_record_grace(), the allocation that fails.
+ */
+static void legacy_alloc_failure(struct holder *h)
+{
+	unsigned long start, end;
+	bool armed, fired;
+	int err;
+
+	if (access(FAILSLAB, F_OK)) {
+		ktap_skip("legacy: nfsd survives a failed reclaim record allocation in its grace period",
+			  "no " FAILSLAB " (CONFIG_FAILSLAB, CONFIG_FAULT_INJECTION_DEBUG_FS)");
+		return;
+	}
+	if (!ktap_ok(kallsyms_range(FAULT_FN, &start, &end),
+		     "legacy: " FAULT_FN "() is in /proc/kallsyms"))
+		return;
+	rm_recovery_records();
+	if (!ktap_ok(restart(), "legacy, no records: nfsd restarts"))
+		return;
+	armed = failslab_arm(start, end);
+	ktap_ok(armed, "failslab fails the next allocation in " FAULT_FN "() [%#lx, %#lx)",
+		start, end);
+	/* Client 1 notices the restart on its next call and reclaims. */
+	err = holder_ask(h, 'r', FAULT_WAIT);
+	ktap_diag("client 1's read after the restart: %s",
+		  err < 0 ? "no answer" : err ? strerror(err) : "success");
+	fired = armed && failslab_wait_fired(FAULT_WAIT);
+	ktap_ok(failslab_disarm(), "failslab is disarmed");
+	ktap_ok(fired, "legacy: an allocation in " FAULT_FN "() failed while client 1 established itself in the grace period");
+	nfs_klog(klog, sizeof(klog));
+	ktap_diag("kernel: %s", klog);
+	if (!wait_grace_end(60))
+		return;
+	holder_stop(h);
+	ktap_ok(holder_start(h),
+		"legacy: nfsd survived the failed allocation: client 1 opens, writes and locks a file again");
 }
 
 static void no_tracking(struct holder *h)
@@ -437,6 +605,7 @@ int main(void)
 	    ktap_ok(holder_start(&h), "client 1 opens a file and locks it")) {
 		with_nfsdcld(&h);
 		legacy_recoverydir(&h);
+		legacy_alloc_failure(&h);
 		no_tracking(&h);
 	}
 	holder_stop(&h);
