@@ -531,16 +531,15 @@ int main(void)
 		ktap_diag("setup: %s", strerror(-err));
 	if (!ktap_ok(!err, "two network namespaces linked by veth pairs"))
 		return ktap_finish();
-	if (!nfs_server_setup(false)) {
+	if (!ktap_ok(nfs_server_setup(false),
+		     "nfsd, rpc.mountd and rpcbind serve " NFS_EXPORT)) {
 		nfs_show_log("rpcbind");
 		nfs_show_log("rpc.mountd");
 		nfs_klog(klog, sizeof(klog));
 		ktap_diag("kernel log: %s", klog);
-		ktap_ok(false, "nfsd, rpc.mountd and rpcbind serve " NFS_EXPORT);
 		nfs_server_teardown();
 		return ktap_finish();
 	}
-	ktap_ok(true, "nfsd, rpc.mountd and rpcbind serve " NFS_EXPORT);
 	/* The versions cut their own links: they run at the same time. */
 	for (i = 0; i < NR_VERSIONS; i++) {
 		snprintf(labels[i], sizeof(labels[i]), "vers=%s", versions[i].name);

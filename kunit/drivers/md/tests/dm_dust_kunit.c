@@ -567,8 +567,9 @@ static void dust_message_test(struct kunit *test)
 	if (c->ret < 0) {
 		KUNIT_EXPECT_STREQ(test, dt_list(f), before);
 		KUNIT_EXPECT_EQ(test, dt_count(f), 2);
-		KUNIT_EXPECT_TRUE(test, f->dd->fail_read_on_bb == fail_read);
-		KUNIT_EXPECT_TRUE(test, f->dd->quiet_mode == quiet);
+		/* Bit-fields: typeof() in KUNIT_EXPECT_EQ() needs a value. */
+		KUNIT_EXPECT_EQ(test, (bool)f->dd->fail_read_on_bb, fail_read);
+		KUNIT_EXPECT_EQ(test, (bool)f->dd->quiet_mode, quiet);
 	}
 }
 

@@ -23,9 +23,17 @@
 #include <linux/mount.h>
 #include <linux/namei.h>
 #include <linux/poll.h>
+#include <linux/prandom.h>
 #include <linux/random.h>
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
+
+static unsigned long frz_seed;
+module_param_named(kunit_seed, frz_seed, ulong, 0444);
+MODULE_PARM_DESC(kunit_seed, "Seed of the freezer KUnit fork-race delays (0: pick one)");
+
+/* The freeze lands at a random point of a fork burst: up to this late. */
+#define FRZ_FORK_JITTER_US	5000
 
 /* Upper bound for anything that waits on another task. */
 #define FRZ_TIMEOUT_MS		10000
@@ -949,13 +957,22 @@ static void frz_test_fork_races_freeze(struct kunit *test)
 {
 	struct frz_cg *a = frz_mkdir(test, frz_top(test), "a");
 	struct frz_task *forker = frz_spawn(test, a, false, 64);
+	unsigned long seed = frz_seed;
 	int round, n, thawed, forked;
+	struct rnd_state rnd;
 	bool ok;
 
+	while (!seed)
+		seed = get_random_u32();
+	kunit_info(test, "random seed %lu (replay: freezer.kunit_seed=%lu)\n",
+		   seed, seed);
+	prandom_seed_state(&rnd, seed);
 	for (round = 0; round < 8; round++) {
+		unsigned int delay = prandom_u32_state(&rnd) % FRZ_FORK_JITTER_US;
+
 		/* A new burst of forks, and the freeze in the middle of it. */
 		atomic_set(&forker->forked, 0);
-		usleep_range(100, 100 + get_random_u32_below(5000));
+		usleep_range(100 + delay, 200 + delay);
 		frz_set(test, a, 1);
 		ok = frz_wait_for(frz_cg_frozen(a));
 		KUNIT_ASSERT_TRUE_MSG(test, ok, "round %d: never frozen", round);
