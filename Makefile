@@ -25,7 +25,7 @@ export KUNIT52_VARIANT := $(VARIANT)
 unexport ARCH
 
 SCRIPTS := scripts
-ARCHES  := x86_64 arm64
+ARCHES  := $(shell $(SCRIPTS)/arch.py --list)
 
 # Refuse a bad ARCH before doing anything, in one line.
 ifneq ($(filter kunit system boot mutants soak hardened,$(MAKECMDGOALS)),)

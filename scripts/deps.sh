@@ -11,13 +11,15 @@ PACKAGES=(
 	# kernel source and build
 	linux-source-6.12 make gcc libc6-dev flex bison bc libelf-dev libssl-dev
 	perl python3 xz-utils git ccache
-	# arm64 cross build and both QEMUs
-	gcc-aarch64-linux-gnu qemu-system-x86 qemu-system-arm
 	# harness self-tests
 	shellcheck
-	# full-system boots: initramfs assembly, static guest programs
-	cpio binutils libc6-dev-arm64-cross
+	# full-system boots: initramfs assembly
+	cpio binutils
 )
+# Each architecture's compiler and QEMU: host_packages of its table.
+for a in "${KUNIT52_ARCHES[@]}"; do
+	mapfile -t -O "${#PACKAGES[@]}" PACKAGES < <(arch_fact "$a" host_packages)
+done
 
 missing_packages() {
 	local p
@@ -27,19 +29,24 @@ missing_packages() {
 	done
 }
 
-# The arm64 guest's Debian packages are downloaded (never installed) with
-# apt-get download PKG:arm64, which needs arm64 package lists.
-enable_arm64_lists() {
-	dpkg --print-foreign-architectures | grep -qx arm64 && return 0
-	[[ $(id -u) -eq 0 ]] || die "arm64 package lists missing; as root: dpkg --add-architecture arm64 && apt-get update"
-	info "adding arm64 package lists (dpkg --add-architecture arm64)"
-	dpkg --add-architecture arm64
-	apt-get update -q >/dev/null || die "apt-get update failed"
+# A foreign guest's Debian packages are downloaded (never installed) with
+# apt-get download PKG:DEBIAN_ARCH, which needs that arch's package lists.
+enable_foreign_lists() {
+	local a darch
+	for a in "${KUNIT52_ARCHES[@]}"; do
+		darch=$(arch_fact "$a" debian_arch)
+		[[ $darch != "$(dpkg --print-architecture)" ]] || continue
+		dpkg --print-foreign-architectures | grep -qx "$darch" && continue
+		[[ $(id -u) -eq 0 ]] || die "$darch package lists missing; as root: dpkg --add-architecture $darch && apt-get update"
+		info "adding $darch package lists (dpkg --add-architecture $darch)"
+		dpkg --add-architecture "$darch"
+		apt-get update -q >/dev/null || die "apt-get update failed"
+	done
 }
 
 main() {
 	local -a missing
-	enable_arm64_lists
+	enable_foreign_lists
 	mapfile -t missing < <(missing_packages)
 	[[ ${#missing[@]} -eq 0 ]] && return 0
 	[[ $(id -u) -eq 0 ]] || die "missing Debian packages (${missing[*]}); run as root or: apt-get install ${missing[*]}"

@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # The full gate behind "make test".  Every suite and every guest test runs
-# on both architectures, each on one kernel configuration (the matrix is
-# in lib.sh, gate_variant): x86_64 on the plain kernel that "make run"
+# on every architecture, each on one kernel configuration (gate_variant in
+# its qemu_configs/ table): x86_64 on the plain kernel that "make run"
 # builds, arm64 on the hardened one (kunitconfigs/variants/debug), where one boot
 # runs the KUnit suites, the guest tests and a kmemleak scan.  Then the
 # series and checkpatch, and the harness self-tests ("make mutants" runs
@@ -109,8 +109,21 @@ report() {
 	python3 "$REPO/scripts/results.py" report "${files[@]}"
 }
 
+# The arches in gate order: hardened ones first (their builds are the
+# longest, and their boots wait beside the next build).
+gate_order() {
+	local a
+	for a in "${KUNIT52_ARCHES[@]}"; do
+		[[ -z $(gate_variant "$a") ]] || echo "$a"
+	done
+	for a in "${KUNIT52_ARCHES[@]}"; do
+		[[ -n $(gate_variant "$a") ]] || echo "$a"
+	done
+}
+
 main() {
-	local first=arm64 second=x86_64 start=$SECONDS
+	local arch prev="" start=$SECONDS
+	local -a arches
 	rm -rf "$GATE"
 	mkdir -p "$RESULTS_DIR" "$LOGS"
 	: > "$GATE/times.tsv"
@@ -118,21 +131,26 @@ main() {
 
 	step deps "$REPO/scripts/deps.sh"
 	step prepare "$REPO/scripts/prepare-tree.sh"
-	# The first arch's kernel; its boot waits in the background while the
-	# second arch builds and runs its KUnit suites (niced, so that the
-	# boot's timings are not disturbed).
-	kunit_step "$first"
-	step_bg "$(boot_step_name "$first")" env "$(variant_env "$first")" \
-		"$REPO/scripts/system.sh" "$first"
-	kunit_step "$second" nice -n 19
-	join "$(boot_step_name "$first")"
-	step_bg "$(boot_step_name "$second")" env "$(variant_env "$second")" \
-		"$REPO/scripts/system.sh" "$second"
+	# Each arch's boot waits in the background while the next arch builds
+	# and runs its KUnit suites (niced, so that the boot's timings are not
+	# disturbed); two boots never overlap.
+	mapfile -t arches < <(gate_order)
+	for arch in "${arches[@]}"; do
+		if [[ -n "$prev" ]]; then
+			kunit_step "$arch" nice -n 19
+			join "$(boot_step_name "$prev")"
+		else
+			kunit_step "$arch"
+		fi
+		step_bg "$(boot_step_name "$arch")" env "$(variant_env "$arch")" \
+			"$REPO/scripts/system.sh" "$arch"
+		prev=$arch
+	done
 	step series nice -n 19 "$REPO/scripts/make-series.sh"
 	step checkpatch nice -n 19 "$REPO/scripts/checkpatch-series.sh"
 	# Its boots use their own directories.
 	step selftest nice -n 19 "$REPO/scripts/selftest.sh"
-	join "$(boot_step_name "$second")"
+	join "$(boot_step_name "$prev")"
 	printf 'total\t%s\n' $((SECONDS - start)) >> "$GATE/times.tsv"
 	report
 }

@@ -47,18 +47,6 @@ if ! mkdir -p "$DEBS" 2>/dev/null || ! touch "$DEBS/.lock" 2>/dev/null; then
 	mkdir -p "$DEBS"
 fi
 
-deb_arch() {
-	case $1 in x86_64) echo amd64 ;; arm64) echo arm64 ;; esac
-}
-
-triplet() {
-	case $1 in x86_64) echo x86_64-linux-gnu ;; arm64) echo aarch64-linux-gnu ;; esac
-}
-
-guest_cc() {
-	case $1 in x86_64) echo gcc ;; arm64) echo aarch64-linux-gnu-gcc ;; esac
-}
-
 # The .deb files of the candidate versions of the packages SPEC..., as
 # apt-get download names them (NAME_VERSION_ARCH.deb), one per line (run
 # where no .deb lies: apt-get leaves out the files already there).
@@ -83,14 +71,14 @@ fetch_debs() {
 	shift
 	mapfile -t files < <(candidate_debs "$@")
 	[[ ${#files[@]} -eq $# ]] ||
-		die "cannot find Debian packages $* (apt-get update? for arm64: dpkg --add-architecture arm64)"
+		die "cannot find Debian packages $* (apt-get update? for a foreign arch: dpkg --add-architecture DEBIAN_ARCH)"
 	for f in "${files[@]}"; do
 		[[ -s "$dir/$f" ]] || missing+=("$(deb_spec "$f")")
 	done
 	[[ ${#missing[@]} -eq 0 ]] && return 0
 	info "downloading ${#missing[@]} Debian package(s) into $dir"
 	(cd "$dir" && apt-get download -q "${missing[@]}" > /dev/null 2>&1) ||
-		die "cannot download Debian packages ${missing[*]} (apt-get update? for arm64: dpkg --add-architecture arm64)"
+		die "cannot download Debian packages ${missing[*]} (apt-get update? for a foreign arch: dpkg --add-architecture DEBIAN_ARCH)"
 	for f in "${files[@]}"; do
 		[[ -s "$dir/$f" ]] || die "apt-get download did not write $dir/$f"
 	done
@@ -100,7 +88,7 @@ fetch_debs() {
 stage_debs() {
 	local arch=$1 stage=$2 darch f
 	local -a specs
-	darch=$(deb_arch "$arch")
+	darch=$(arch_fact "$arch" debian_arch)
 	specs=("${GUEST_DEBS[@]/%/:$darch}" "${GUEST_DEBS_ALL[@]}")
 	mkdir -p "$stage"
 	(
@@ -149,7 +137,7 @@ copy_with_libs() {
 
 build_guest_tests() {
 	local arch=$1 out=$2 src cc
-	cc=$(guest_cc "$arch")
+	cc=$(arch_fact "$arch" guest_cc)
 	mkdir -p "$out"
 	for src in "$REPO"/scripts/guest/*_test.c; do
 		"$cc" -static -O2 -Wall -Wextra -Werror -o "$out/$(basename "${src%.c}")" "$src" ||
@@ -159,7 +147,7 @@ build_guest_tests() {
 
 build_selftests() {
 	local arch=$1 out=$2 st name srcs cc dir=$TREE/tools/testing/selftests
-	cc=$(guest_cc "$arch")
+	cc=$(arch_fact "$arch" guest_cc)
 	[[ -d "$dir" ]] || die "no prepared tree at $TREE (run: make prepare)"
 	for st in "${SELFTESTS[@]}"; do
 		name=${st%%:*}
@@ -186,7 +174,7 @@ main() {
 	sys=${2:-$(build_dir "$arch")/system}
 	stage=$sys/stage
 	root=$sys/initramfs
-	tri=$(triplet "$arch")
+	tri=$(arch_fact "$arch" gnu_triplet)
 
 	stage_debs "$arch" "$stage"
 	rm -rf "$root"

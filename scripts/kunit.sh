@@ -73,19 +73,18 @@ kunitconfigs() {
 }
 
 kunit_args() {
-	local arch=$1 build=$2 suite=$3
+	local arch=$1 build=$2 suite=$3 cross
 	printf '%s\n' "$MODE" \
 		"--build_dir=$build" \
-		"--qemu_config=$REPO/qemu_configs/$arch.py"
+		"--qemu_config=${KUNIT52_QEMU_CONFIGS:-$REPO/qemu_configs}/$arch.py"
 	if [[ "$MODE" != build ]]; then
 		printf '%s\n' "--timeout=$BOOT_TIMEOUT"
 	fi
 	if [[ "$MODE" != exec ]]; then
 		kunitconfigs | sed 's/^/--kunitconfig=/'
 		echo "--jobs=$(nproc)"
-		if [[ "$arch" == arm64 ]]; then
-			echo "--cross_compile=aarch64-linux-gnu-"
-		fi
+		cross=$(arch_fact "$arch" cross_compile)
+		[[ -z "$cross" ]] || echo "--cross_compile=$cross"
 	fi
 	[[ "$MODE" != build ]] || return 0
 	[[ -z "$KERNEL_ARGS" ]] || echo "--kernel_args=$KERNEL_ARGS"

@@ -10,8 +10,9 @@ export REPO
 # shellcheck disable=SC2034 # used by the scripts that source this file
 TREE=${KUNIT52_TREE:-$REPO/work/linux}
 
-# Architectures we build and boot.
-KUNIT52_ARCHES=(x86_64 arm64)
+# Architectures we build and boot: one file each in qemu_configs/, read
+# through scripts/arch.py (README, "Adding an architecture").
+mapfile -t KUNIT52_ARCHES < <("$REPO/scripts/arch.py" --list)
 
 die() {
 	printf '%s: error: %s\n' "${0##*/}" "$*" >&2
@@ -50,15 +51,16 @@ check_variant() {
 	esac
 }
 
+# arch_fact ARCH FIELD: a fact of ARCH's table (qemu_configs/ARCH.py);
+# lists come one item per line.
+arch_fact() {
+	"$REPO/scripts/arch.py" "$1" "$2"
+}
+
 # gate_variant ARCH: the kernel configuration "make test" runs ARCH's
-# suites and guest tests on: x86_64 the plain kernel "make run" builds
-# (so the gate reuses it), arm64 the hardened one.  Two builds cover both
-# arches and the sanitizers (README, "Which kernel runs where").
+# suites and guest tests on (README, "Which kernel runs where").
 gate_variant() {
-	case $1 in
-	arm64) echo debug ;;
-	*) echo "" ;;
-	esac
+	arch_fact "$1" gate_variant
 }
 
 # build_dir ARCH: build/ARCH, or build/ARCH-VARIANT.

@@ -87,6 +87,36 @@ t_make_unknown_arch() {
 		make -s --no-print-directory -C "$REPO" kunit ARCH=sparc
 }
 
+# Adding an architecture is one file in qemu_configs/ (README): with a
+# copy of x86_64's table renamed to riscv64 beside the real ones, every
+# script takes ARCH=riscv64 and reads its facts from the new file.
+t_new_arch() {
+	local dir=$WORK/qemu_configs boot
+	mkdir -p "$dir"
+	cp "$REPO"/qemu_configs/*.py "$dir/"
+	sed -e "s/'amd64'/'riscv64'/; s/'x86_64-linux-gnu'/'riscv64-linux-gnu'/" \
+	    -e "s/'cross_compile': ''/'cross_compile': 'riscv64-linux-gnu-'/" \
+	    -e "s/'qemu_arch': 'x86_64'/'qemu_arch': 'riscv64'/" \
+	    -e "s/'gate_variant': ''/'gate_variant': 'debug'/" \
+	    "$REPO/qemu_configs/x86_64.py" > "$dir/riscv64.py"
+	export KUNIT52_QEMU_CONFIGS=$dir
+	[[ $("$REPO/scripts/arch.py" --list | tr '\n' ' ') == "arm64 riscv64 x86_64 " ]]
+	[[ $("$REPO/scripts/arch.py" riscv64 guest_cc) == riscv64-linux-gnu-gcc ]]
+	[[ $("$REPO/scripts/arch.py" riscv64 debian_arch) == riscv64 ]]
+	# kunit.sh accepts the arch (and goes on to check the suite); so does
+	# make (-n: its ARCH check is made while reading the Makefile).
+	expect_error "$WORK/new-arch-kunit" "unknown SUITE 'nosuch'" \
+		"$REPO/scripts/kunit.sh" riscv64 nosuch
+	make -n -s --no-print-directory -C "$REPO" kunit ARCH=riscv64 > /dev/null
+	# The boot is the table's machine, devices and arguments.
+	boot=$(KUNIT52_VARIANT=debug "$REPO/scripts/system.sh" --print riscv64)
+	echo "$boot"
+	[[ $boot == "qemu-system-riscv64 -accel tcg -smp 2 -m 1024 "* ]]
+	[[ $boot == *" -device virtio-blk-pci"* ]]
+	[[ $boot == *"build/riscv64-debug/arch/x86/boot/bzImage "* ]]
+	[[ $boot == *"console=ttyS0\ panic=-1"*"acpi=off"* ]]
+}
+
 # ccache_env CACHE_DIR [MIN_FREE_KB]: in a subshell, print the warning
 # and "disabled=<CCACHE_DISABLE>" for a cache at CACHE_DIR.
 cache_setup() {
@@ -318,6 +348,7 @@ main() {
 	check unknown-arch t_unknown_arch
 	check unknown-suite t_unknown_suite
 	check make-unknown-arch t_make_unknown_arch
+	check new-arch-is-one-file t_new_arch
 	check soak-bad-input t_soak_bad_input
 	check prepare-tree-keeps-edits t_prepare_tree
 	check series-folds-tests t_series_folds_tests

@@ -3,6 +3,8 @@
 #
 # Usage: scripts/system.sh ARCH [TEST_GLOB]    run guest tests, print KTAP results
 #        scripts/system.sh --shell ARCH        interactive shell in the guest
+#        scripts/system.sh --print ARCH [TEST_GLOB]
+#                                              print the boot's command line
 #
 # Full-system boots: the kernel that the KUnit runs built in build/ARCH
 # (with kunit.enable=0), the initramfs from scripts/initramfs.sh, and a
@@ -33,10 +35,7 @@ system_dir() {
 }
 
 kernel_image() {
-	case $1 in
-	x86_64) echo "$(build_dir x86_64)/arch/x86/boot/bzImage" ;;
-	arm64) echo "$(build_dir arm64)/arch/arm64/boot/Image.gz" ;;
-	esac
+	echo "$(build_dir "$1")/$(arch_fact "$1" kernel_path)"
 }
 
 # With the debug variant, KUnit runs in the same boot.
@@ -44,50 +43,32 @@ kunit_enable() {
 	[[ "${KUNIT52_VARIANT:-}" == debug ]] && echo 1 || echo 0
 }
 
-# QEMU command line for ARCH, without the kernel arguments.
+# QEMU command line for ARCH, without the kernel arguments: the machine
+# of ARCH's table (the one kunit.py boots), a scratch disk and a console
+# for KTAP (scripts/arch.py, system-qemu).
 qemu_cmd() {
 	local arch=$1 sys=$2 ktap=$3
-	case $arch in
-	x86_64)
-		printf '%s\n' qemu-system-x86_64 -accel tcg -m 1024 -smp 2 \
-			-drive "file=$sys/scratch.img,format=raw,if=none,id=d0" \
-			-device virtio-blk-pci,drive=d0 \
-			-device virtio-serial-pci \
-			-chardev "file,id=ktap,path=$ktap" -device virtconsole,chardev=ktap ;;
-	arm64)
-		printf '%s\n' qemu-system-aarch64 -machine virt -cpu max,pauth-impdef=on \
-			-accel tcg -m 1024 -smp 2 \
-			-drive "file=$sys/scratch.img,format=raw,if=none,id=d0" \
-			-device virtio-blk-device,drive=d0 \
-			-device virtio-serial-device \
-			-chardev "file,id=ktap,path=$ktap" -device virtconsole,chardev=ktap ;;
-	esac
-	printf '%s\n' -nographic -no-reboot -kernel "$(kernel_image "$arch")" \
-		-initrd "$sys/initramfs.cpio.gz"
+	"$REPO/scripts/arch.py" "$arch" system-qemu "$(kernel_image "$arch")" \
+		"$sys/initramfs.cpio.gz" "$sys/scratch.img" "$ktap"
 }
 
-console_arg() {
-	case $1 in x86_64) echo ttyS0 ;; arm64) echo ttyAMA0 ;; esac
-}
-
-# Kernel arguments for ARCH.  x86_64 boots without ACPI: under TCG the
-# debug kernel's AML interpreter runs past its loop timeout in _PRT and
-# leaves virtio-pci without interrupt routing (MP tables and MSI-X serve).
-# KUnit prints its KTAP at KERN_INFO, so a KUnit boot keeps every message.
+# Kernel arguments for ARCH: its console and system_args (table), then
+# ours.  KUnit prints its KTAP at KERN_INFO, so a KUnit boot keeps every message.
 # The hardened kernel runs the guest tests one after another
 # (kunit52.serial=1): under TCG its sanitizers make every program several
 # times slower, and the freezer tests' fork storms beside the NFS tests
 # starved nfsdcld_test's sqlite3 past its 30 s limit (measured on arm64).
 kernel_args() {
-	local arch=$1 glob=$2 args
-	args="console=$(console_arg "$arch") panic=-1 oops=panic kunit.enable=$(kunit_enable)"
-	[[ $arch == x86_64 ]] && args+=" acpi=off"
+	local arch=$1 glob=$2 args sys_args
+	args="console=$(arch_fact "$arch" console) panic=-1 oops=panic kunit.enable=$(kunit_enable)"
+	sys_args=$(arch_fact "$arch" system_args)
+	args+=${sys_args:+ $sys_args}
 	if [[ $(kunit_enable) == 1 ]]; then
 		args+=" kunit52.serial=1"
 	else
 		args+=" loglevel=5"
 	fi
-	echo "$args kunit52.tests=$glob $EXTRA_ARGS"
+	echo "$args kunit52.tests=$glob${EXTRA_ARGS:+ $EXTRA_ARGS}"
 }
 
 prepare_boot() {
@@ -156,11 +137,27 @@ shell() {
 	prepare_boot "$arch" "$sys"
 	mapfile -t qemu < <(qemu_cmd "$arch" "$sys" "$sys/ktap.log")
 	info "interactive $arch guest: tests in /tests, scratch disk /dev/vda; 'reboot -f' or Ctrl-A X to leave"
-	exec "${qemu[@]}" -append "console=$(console_arg "$arch") panic=-1 kunit.enable=0 kunit52.mode=shell"
+	exec "${qemu[@]}" -append "console=$(arch_fact "$arch" console) panic=-1 kunit.enable=0 $(arch_fact "$arch" system_args) kunit52.mode=shell"
+}
+
+# The command line run_tests would run, quoted, on one line.
+print_boot() {
+	local arch=$1 glob=$2 sys
+	local -a qemu
+	sys=$(system_dir "$arch")
+	mapfile -t qemu < <(qemu_cmd "$arch" "$sys" "$sys/ktap.log")
+	printf '%q ' "${qemu[@]}" -append "$(kernel_args "$arch" "$glob")"
+	echo
 }
 
 main() {
 	check_variant
+	if [[ "${1:-}" == --print ]]; then
+		[[ $# -ge 2 && $# -le 3 ]] || die "usage: ${0##*/} --print ARCH [TEST_GLOB]"
+		check_arch "$2"
+		print_boot "$2" "${3:-*}"
+		return 0
+	fi
 	if [[ "${1:-}" == --shell ]]; then
 		[[ $# -eq 2 ]] || die "usage: ${0##*/} --shell ARCH"
 		check_arch "$2"

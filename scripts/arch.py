@@ -1,0 +1,142 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""The one reader of kunit52's architecture table.
+
+Every architecture is one file, qemu_configs/ARCH.py: kunit.py's
+--qemu_config (QEMU_ARCH) and a dict KUNIT52_ARCH holding the facts the
+other scripts need.  QEMU_ARCH is made from KUNIT52_ARCH, and the
+full-system boot's QEMU command line is made here from the same dict, so
+the two agree by construction.  Adding an architecture is adding its
+file (README, "Adding an architecture").
+
+KUNIT52_ARCH fields:
+  debian_arch     Debian's name (the guest's packages: apt-get download P:ARCH)
+  gnu_triplet     the multiarch library directory of the guest's packages
+  cross_compile   the compiler prefix ("" when the host builds natively)
+  host_packages   Debian packages the host needs for this arch (list)
+  qemu_arch       qemu-system-QEMU_ARCH runs it
+  kernel_path     the boot image, relative to the build directory
+  console         the serial console's device name
+  machine         QEMU arguments for every boot of this arch (list)
+  kunit_machine   QEMU arguments for kunit.py's boots only (list)
+  virtio          "pci" or "mmio": the transport of the guest's disk and
+                  KTAP console
+  system_args     kernel arguments for the full-system boots
+  gate_variant    the kernel configuration "make test" runs this arch's
+                  tests on: "" (plain) or "debug" (hardened)
+
+Usage:
+  arch.py --list                 the architectures, one per line
+  arch.py ARCH FIELD             a field (a list: one item per line); the
+                                 derived fields qemu and guest_cc too
+  arch.py ARCH system-qemu KERNEL INITRD SCRATCH KTAP
+                                 the full-system boot's QEMU command
+                                 line, one argument per line
+
+KUNIT52_QEMU_CONFIGS names another directory of qemu_configs (self-tests).
+Unknown ARCH or FIELD: one line on stderr, exit 2.
+"""
+import importlib.util
+import os
+import sys
+import types
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+CONFIGS = os.environ.get('KUNIT52_QEMU_CONFIGS') or os.path.join(REPO, 'qemu_configs')
+MEMORY = '1024'
+FIELDS = ('debian_arch', 'gnu_triplet', 'cross_compile', 'host_packages',
+	  'qemu_arch', 'kernel_path', 'console', 'machine', 'kunit_machine',
+	  'virtio', 'system_args', 'gate_variant')
+VIRTIO_DEVICES = {
+	'pci': ('virtio-blk-pci', 'virtio-serial-pci'),
+	'mmio': ('virtio-blk-device', 'virtio-serial-device'),
+}
+
+
+def die(msg):
+	print(f'{os.path.basename(sys.argv[0])}: error: {msg}', file=sys.stderr)
+	sys.exit(2)
+
+
+def _stub_kunit_package():
+	"""Let 'from ..qemu_config import QemuArchParams' resolve without
+	the kernel tree: QEMU_ARCH is kunit.py's business, not ours."""
+	if 'kunit52_stub' in sys.modules:
+		return
+	pkg = types.ModuleType('kunit52_stub')
+	pkg.__path__ = []
+	cfg = types.ModuleType('kunit52_stub.qemu_configs')
+	cfg.__path__ = []
+	params = types.ModuleType('kunit52_stub.qemu_config')
+	params.QemuArchParams = lambda **kwargs: kwargs
+	sys.modules.update({'kunit52_stub': pkg,
+			    'kunit52_stub.qemu_configs': cfg,
+			    'kunit52_stub.qemu_config': params})
+
+
+def arches():
+	return sorted(f[:-3] for f in os.listdir(CONFIGS)
+		      if f.endswith('.py') and not f.startswith('_'))
+
+
+def load(arch):
+	if arch not in arches():
+		die(f"unknown ARCH '{arch}' (supported: {' '.join(arches())})")
+	_stub_kunit_package()
+	path = os.path.join(CONFIGS, arch + '.py')
+	spec = importlib.util.spec_from_file_location(
+		'kunit52_stub.qemu_configs.' + arch, path)
+	mod = importlib.util.module_from_spec(spec)
+	spec.loader.exec_module(mod)
+	table = getattr(mod, 'KUNIT52_ARCH', None)
+	if not isinstance(table, dict):
+		die(f'{path}: no KUNIT52_ARCH table')
+	missing = [f for f in FIELDS if f not in table]
+	if missing:
+		die(f"{path}: KUNIT52_ARCH lacks {', '.join(missing)}")
+	if table['virtio'] not in VIRTIO_DEVICES:
+		die(f"{path}: virtio must be one of {', '.join(VIRTIO_DEVICES)}")
+	return table
+
+
+def field(table, name):
+	if name == 'qemu':
+		return 'qemu-system-' + table['qemu_arch']
+	if name == 'guest_cc':
+		return (table['cross_compile'] or '') + 'gcc'
+	if name not in FIELDS:
+		die(f"unknown field '{name}' (fields: {' '.join(FIELDS)} qemu guest_cc)")
+	return table[name]
+
+
+def system_qemu(table, kernel, initrd, scratch, ktap):
+	"""QEMU for a full-system boot: the machine kunit.py boots, plus a
+	scratch disk and a second console for KTAP."""
+	blk, serial = VIRTIO_DEVICES[table['virtio']]
+	return ([field(table, 'qemu')] + table['machine'] +
+		['-m', MEMORY,
+		 '-drive', f'file={scratch},format=raw,if=none,id=d0',
+		 '-device', f'{blk},drive=d0',
+		 '-device', serial,
+		 '-chardev', f'file,id=ktap,path={ktap}',
+		 '-device', 'virtconsole,chardev=ktap',
+		 '-nographic', '-no-reboot', '-kernel', kernel, '-initrd', initrd])
+
+
+def main(argv):
+	if argv == ['--list']:
+		print('\n'.join(arches()))
+		return 0
+	if len(argv) == 2:
+		value = field(load(argv[0]), argv[1])
+		print('\n'.join(value) if isinstance(value, list) else value)
+		return 0
+	if len(argv) == 6 and argv[1] == 'system-qemu':
+		print('\n'.join(system_qemu(load(argv[0]), *argv[2:])))
+		return 0
+	die('usage: arch.py --list | ARCH FIELD | ARCH system-qemu KERNEL INITRD SCRATCH KTAP')
+	return 2
+
+
+if __name__ == '__main__':
+	sys.exit(main(sys.argv[1:]))
