@@ -4,7 +4,7 @@
 #   make run                       prepare, build and run every suite on x86_64
 #   make test                      the full gate (both arches, checkpatch, self-tests)
 #   make kunit ARCH=.. SUITE=..    one arch, a suite glob ('vmalloc*', 'suite.case*')
-#   make system ARCH=.. [TESTS=..] full-system boots: guest tests (scripts/guest/*_test.c)
+#   make system ARCH=.. [TESTS=..] full-system boots: guest tests (guest/*_test.c)
 #   make boot ARCH=..              an interactive shell in the guest
 #   make hardened [ARCH=..]        KUnit + guest tests on the debug kernel (KASAN, UBSAN, lockdep, ...)
 #   make mutants [ARCH=..]         prove the suites go red on planted kernel bugs
@@ -65,7 +65,7 @@ boot: prepare
 	@$(SCRIPTS)/system.sh --shell '$(ARCH)'
 
 mutants: prepare
-	@$(SCRIPTS)/mutants.sh '$(ARCH)' $(SCRIPTS)/mutations/*.tsv
+	@$(SCRIPTS)/mutants.sh '$(ARCH)' mutations/*.tsv
 
 bench: prepare
 	@$(SCRIPTS)/bench.sh $(if $(filter 1,$(BENCH_COLD)),--cold)

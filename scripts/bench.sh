@@ -13,7 +13,7 @@
 #      loaded in the guest with test_vmalloc.sh's "performance" parameters
 #      (one worker, sequential order, 3 repeats; KUNIT52_VMALLOC_LOOPS
 #      loops per test, default 10000 instead of 1000000 under TCG); the
-#      verdict of each test is its "Summary:" line (scripts/guest/
+#      verdict of each test is its "Summary:" line (guest/
 #      vmalloc_perf_test.c), the average time per test goes to the table;
 #   3. the developer loop: edit the vmalloc test, time the verdict of
 #      `make kunit ARCH=<arch> SUITE='vmalloc*'`;

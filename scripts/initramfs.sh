@@ -8,7 +8,7 @@
 # programs, rpcbind and sqlite3 for the NFS tests; with the shared
 # libraries they link) from Debian packages for ARCH, unpacked with
 # "dpkg -x" (nothing is installed on the host), our /init, our guest
-# test programs (scripts/guest/*_test.c) and the kernel's own selftests
+# test programs (guest/*_test.c, linked with guest/lib) and the kernel's own selftests
 # listed in SELFTESTS (from the prepared tree), all built static for ARCH.
 set -euo pipefail
 # shellcheck source=scripts/lib.sh
@@ -135,12 +135,32 @@ copy_with_libs() {
 	done < <(readelf -d "$stage/root/$rel" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p')
 }
 
-build_guest_tests() {
-	local arch=$1 out=$2 src cc
+# The guest tests' library (guest/lib/*.c) as an archive for ARCH in DIR.
+build_guest_lib() {
+	local arch=$1 dir=$2 cc src obj
+	local -a objs=()
 	cc=$(arch_fact "$arch" guest_cc)
+	mkdir -p "$dir"
+	for src in "$REPO"/guest/lib/*.c; do
+		obj=$dir/$(basename "${src%.c}").o
+		"$cc" -O2 -Wall -Wextra -Werror -c -o "$obj" "$src" ||
+			die "cannot build guest library $(basename "$src") for $arch"
+		objs+=("$obj")
+	done
+	rm -f "$dir/libguest.a"
+	"$(arch_fact "$arch" cross_compile)ar" rcs "$dir/libguest.a" "${objs[@]}" ||
+		die "cannot archive the guest library for $arch"
+}
+
+# Every guest/*_test.c, static, linked with the library, into OUT.
+build_guest_tests() {
+	local arch=$1 out=$2 lib=$3 src cc
+	cc=$(arch_fact "$arch" guest_cc)
+	build_guest_lib "$arch" "$lib"
 	mkdir -p "$out"
-	for src in "$REPO"/scripts/guest/*_test.c; do
-		"$cc" -static -O2 -Wall -Wextra -Werror -o "$out/$(basename "${src%.c}")" "$src" ||
+	for src in "$REPO"/guest/*_test.c; do
+		"$cc" -static -O2 -Wall -Wextra -Werror -I"$REPO/guest/lib" \
+			-o "$out/$(basename "${src%.c}")" "$src" "$lib/libguest.a" ||
 			die "cannot build guest test $(basename "$src") for $arch"
 	done
 }
@@ -186,8 +206,8 @@ main() {
 	for t in "${GUEST_FILES[@]}"; do
 		install -D -m 0644 "$stage/root/$t" "$root/$t"
 	done
-	install -m 0755 "$REPO/scripts/guest/init" "$root/init"
-	build_guest_tests "$arch" "$root/tests"
+	install -m 0755 "$REPO/guest/init" "$root/init"
+	build_guest_tests "$arch" "$root/tests" "$stage/guest-lib"
 	build_selftests "$arch" "$root/tests"
 	copy_modules "$arch" "$root"
 	(cd "$root" && find . -print0 | LC_ALL=C sort -z |

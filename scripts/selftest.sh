@@ -315,9 +315,9 @@ t_boot_hang() {
 	python3 "$REPO/scripts/results.py" has --status FAIL,ERROR "$WORK/hang.jsonl"
 }
 
-# Every planted bug of scripts/mutations/ still applies to the tree.
+# Every planted bug of mutations/ still applies to the tree.
 t_mutants_apply() {
-	"$REPO/scripts/mutants.sh" --check "$REPO"/scripts/mutations/*.tsv
+	"$REPO/scripts/mutants.sh" --check "$REPO"/mutations/*.tsv
 }
 
 # A guest that panics must fail the full-system run, quickly.

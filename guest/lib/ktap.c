@@ -1,27 +1,30 @@
-/* SPDX-License-Identifier: GPL-2.0 */
-/*
- * Minimal KTAP output for kunit52 guest test programs.  A program calls
- * ktap_begin(), prints its cases with ktap_ok()/ktap_skip() (and any
- * "# " diagnostics), then returns ktap_finish(), which prints the plan
- * line first and then everything the program printed: kunit.py's parser
- * wants the plan before the cases.  The exit status is 0 only if no case
- * failed.  /init wraps the output in a subtest.
- */
-#ifndef KUNIT52_KTAP_H
-#define KUNIT52_KTAP_H
-
+// SPDX-License-Identifier: GPL-2.0
+/* KTAP output for the guest test programs (ktap.h). */
 #include <stdarg.h>
-#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "ktap.h"
+
+#define KTAP_LINE_MAX	4096
+
 static int ktap_n, ktap_failed, ktap_stdout = -1;
 static FILE *ktap_buf;
 
+/* Copy what @f holds to stdout, each line after @indent. */
+static void copy_lines(FILE *f, const char *indent)
+{
+	char line[KTAP_LINE_MAX];
+
+	rewind(f);
+	while (fgets(line, sizeof(line), f))
+		printf("%s%s", indent, line);
+}
+
 /* Hold stdout back until the number of cases is known. */
-static inline void ktap_begin(void)
+void ktap_begin(void)
 {
 	fflush(stdout);
 	ktap_buf = tmpfile();
@@ -31,7 +34,7 @@ static inline void ktap_begin(void)
 	dup2(fileno(ktap_buf), 1);
 }
 
-static inline void ktap_diag(const char *fmt, ...)
+void ktap_diag(const char *fmt, ...)
 {
 	va_list ap;
 
@@ -43,8 +46,7 @@ static inline void ktap_diag(const char *fmt, ...)
 	fflush(stdout);
 }
 
-/* Report one case; returns @pass so callers can stop early. */
-static inline bool ktap_ok(bool pass, const char *fmt, ...)
+bool ktap_ok(bool pass, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -59,16 +61,14 @@ static inline bool ktap_ok(bool pass, const char *fmt, ...)
 	return pass;
 }
 
-static inline void ktap_skip(const char *name, const char *why)
+void ktap_skip(const char *name, const char *why)
 {
 	printf("ok %d %s # SKIP %s\n", ++ktap_n, name, why);
 	fflush(stdout);
 }
 
-static inline int ktap_finish(void)
+int ktap_finish(void)
 {
-	char line[4096];
-
 	fflush(stdout);
 	if (ktap_buf) {
 		dup2(ktap_stdout, 1);
@@ -76,28 +76,18 @@ static inline int ktap_finish(void)
 	}
 	printf("1..%d\n", ktap_n);
 	if (ktap_buf) {
-		rewind(ktap_buf);
-		while (fgets(line, sizeof(line), ktap_buf))
-			fputs(line, stdout);
+		copy_lines(ktap_buf, "");
 		fclose(ktap_buf);
+		ktap_buf = NULL;
 	}
 	fflush(stdout);
 	return ktap_failed ? 1 : 0;
 }
 
-/*
- * Run @fn(0) .. @fn(@n - 1) at the same time, each in a child process
- * whose cases form a KTAP subtest named @names[i]; then print the
- * subtests in order, each reported as one case of the caller (failed if
- * its child failed or died).  The cases inside must bound their own
- * waits: this waits for every child.
- */
-static inline void ktap_parallel(int n, const char *const names[],
-				 void (*fn)(int i))
+void ktap_parallel(int n, const char *const names[], void (*fn)(int i))
 {
 	FILE *out[n];
 	pid_t pid[n];
-	char line[4096];
 	int i, status;
 
 	fflush(stdout);
@@ -119,9 +109,7 @@ static inline void ktap_parallel(int n, const char *const names[],
 
 		printf("    KTAP version 1\n    # Subtest: %s\n", names[i]);
 		if (out[i]) {
-			rewind(out[i]);
-			while (fgets(line, sizeof(line), out[i]))
-				printf("    %s", line);
+			copy_lines(out[i], "    ");
 			fclose(out[i]);
 		}
 		if (pid[i] < 0)
@@ -129,5 +117,3 @@ static inline void ktap_parallel(int n, const char *const names[],
 		ktap_ok(ok, "%s", names[i]);
 	}
 }
-
-#endif

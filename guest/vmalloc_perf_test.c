@@ -17,44 +17,29 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/klog.h>
+#include <stdio.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "file.h"
 #include "ktap.h"
 
 #define MODULE		"/lib/modules/test_vmalloc.ko"
 #define NR_TESTS	11	/* test_case_array[] in lib/test_vmalloc.c */
 /* "This test case is supposed to be failed": alignments up to 1 << 63. */
 #define EXPECTED_TO_FAIL	"align_shift_alloc_test"
+/* Loops per test: kunit52.vmalloc_loops=N on the kernel command line. */
+#define LOOPS_PARAM	"kunit52.vmalloc_loops"
+#define DEFAULT_LOOPS	10000	/* a few seconds per test under TCG */
 
 static char klog[1 << 20];
-
-/* kunit52.vmalloc_loops=N from the kernel command line, or @def. */
-static long loops_from_cmdline(long def)
-{
-	char buf[4096], *p;
-	ssize_t n;
-	int fd;
-
-	fd = open("/proc/cmdline", O_RDONLY);
-	if (fd < 0)
-		return def;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return def;
-	buf[n] = '\0';
-	p = strstr(buf, "kunit52.vmalloc_loops=");
-	return p ? strtol(p + strlen("kunit52.vmalloc_loops="), NULL, 10) : def;
-}
 
 int main(void)
 {
 	char params[256], name[64], *line, *save;
 	int fd, ret, err, seen = 0, passed, failed, repeat, loops;
 	unsigned long long avg;
-	long nloops = loops_from_cmdline(10000);
+	long nloops = cmdline_long(LOOPS_PARAM, DEFAULT_LOOPS);
 
 	ktap_begin();
 	fd = open(MODULE, O_RDONLY | O_CLOEXEC);
@@ -74,10 +59,9 @@ int main(void)
 		     ret ? strerror(err) : "returned 0"))
 		return ktap_finish();
 
-	ret = klogctl(3 /* SYSLOG_ACTION_READ_ALL */, klog, sizeof(klog) - 1);
-	if (!ktap_ok(ret > 0, "read the kernel log"))
+	klog_read(klog, sizeof(klog), false);
+	if (!ktap_ok(klog[0], "read the kernel log"))
 		return ktap_finish();
-	klog[ret] = '\0';
 	for (line = strtok_r(klog, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		char *s = strstr(line, "Summary: ");
 

@@ -15,6 +15,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/inotify.h>
@@ -23,63 +24,50 @@
 #include <sys/ptrace.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
+#include "file.h"
 #include "ktap.h"
+#include "proc.h"
+#include "wait.h"
 
 #define ROOT		"/sys/fs/cgroup"
 #define BASE		ROOT "/kunit52-freezer"
-#define TIMEOUT_MS	10000
-#define SAMPLE_MS	300
+/* Every wait for the kernel to act is bounded by this, in seconds. */
+#define TIMEOUT		10.0
+/* Does a process use CPU: its CPU time over this long, in seconds. */
+#define SAMPLE		0.3
+/* How often a wait looks at cgroup.events or a process, in seconds. */
+#define POLL		0.005
+/*
+ * cgroup.events notifications are rate limited (kernfs: at most one per
+ * CGROUP_FILE_NOTIFY_MIN_INTV, 10 ms): wait longer than that between two
+ * changes that must each be seen.
+ */
+#define NOTIFY_GAP	0.05
+/* How long poll() waits for a notification that must come, in ms. */
+#define NOTIFY_LIMIT_MS	1000
+/* Let a fork storm get going before freezing it, in seconds. */
+#define STORM_WARMUP	0.2
+/* How long each child of a fork storm lives, in seconds. */
+#define STORM_CHILD_LIFE	0.02
 
-static long long now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
-}
-
-static void sleep_ms(int ms)
-{
-	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
-
-	nanosleep(&ts, NULL);
-}
-
-/* Write @val to @cg/@file: 0 or -errno. */
+/* Write @val to @cg/@file: 0 or errno. */
 static int cg_write(const char *cg, const char *file, const char *val)
 {
 	char path[256];
-	int fd, ret = 0;
 
 	snprintf(path, sizeof(path), "%s/%s", cg, file);
-	fd = open(path, O_WRONLY);
-	if (fd < 0)
-		return -errno;
-	if (write(fd, val, strlen(val)) < 0)
-		ret = -errno;
-	close(fd);
-	return ret;
+	return file_write(path, val);
 }
 
+/* Read @cg/@file into @buf: 0 or errno. */
 static int cg_read(const char *cg, const char *file, char *buf, size_t size)
 {
 	char path[256];
-	ssize_t n;
-	int fd;
 
 	snprintf(path, sizeof(path), "%s/%s", cg, file);
-	fd = open(path, O_RDONLY);
-	if (fd < 0)
-		return -errno;
-	n = read(fd, buf, size - 1);
-	close(fd);
-	if (n < 0)
-		return -errno;
-	buf[n] = '\0';
-	return 0;
+	return file_read(path, buf, size) < 0 ? errno : 0;
 }
 
 /* The "frozen" field of cgroup.events, or -1. */
@@ -105,20 +93,26 @@ static int cg_freeze(const char *cg, int on)
 	return cg_write(cg, "cgroup.freeze", on ? "1" : "0");
 }
 
+struct frozen_wait {
+	const char *cg;
+	int want;
+};
+
+static enum wait_result frozen_is(void *arg)
+{
+	const struct frozen_wait *w = arg;
+
+	return cg_frozen(w->cg) == w->want ? WAIT_DONE : WAIT_AGAIN;
+}
+
 /* Wait (polling the file) until cgroup.events says frozen == @want. */
 static bool cg_wait_frozen(const char *cg, int want)
 {
-	long long end = now_ms() + TIMEOUT_MS;
+	struct frozen_wait w = { cg, want };
+	char what[320];
 
-	while (cg_frozen(cg) != want) {
-		if (now_ms() > end) {
-			ktap_diag("timed out after %d ms waiting for %s frozen=%d",
-				  TIMEOUT_MS, cg, want);
-			return false;
-		}
-		sleep_ms(5);
-	}
-	return true;
+	snprintf(what, sizeof(what), "%s frozen=%d", cg, want);
+	return wait_until(frozen_is, &w, TIMEOUT, POLL, what);
 }
 
 static int cg_count_procs(const char *cg)
@@ -133,12 +127,23 @@ static int cg_count_procs(const char *cg)
 	return n;
 }
 
+/* @cg is removed, once its killed processes are gone (reaped here). */
+static enum wait_result removed(void *arg)
+{
+	if (!rmdir(arg))
+		return WAIT_DONE;
+	if (errno != EBUSY)
+		return WAIT_FAILED;
+	while (waitpid(-1, NULL, WNOHANG) > 0)
+		;
+	return WAIT_AGAIN;
+}
+
 /* Kill everything in @cg and below, then remove them all. */
 static void cg_destroy(const char *cg)
 {
-	char sub[512];
+	char sub[512], what[320];
 	struct dirent *de;
-	long long end;
 	DIR *d;
 
 	d = opendir(cg);
@@ -152,13 +157,8 @@ static void cg_destroy(const char *cg)
 	}
 	closedir(d);
 	cg_write(cg, "cgroup.kill", "1");
-	end = now_ms() + TIMEOUT_MS;
-	while (rmdir(cg) && errno == EBUSY && now_ms() < end) {
-		while (waitpid(-1, NULL, WNOHANG) > 0)
-			;
-		sleep_ms(5);
-	}
-	if (!access(cg, F_OK))
+	snprintf(what, sizeof(what), "%s to be removed", cg);
+	if (!wait_until(removed, (void *)cg, TIMEOUT, POLL, what) && !access(cg, F_OK))
 		ktap_diag("could not remove %s: %s", cg, strerror(errno));
 }
 
@@ -208,7 +208,7 @@ static pid_t spawn_forker(const char *cg)
 		signal(SIGCHLD, SIG_IGN);	/* children reap themselves */
 		for (;;) {
 			if (fork() == 0) {
-				sleep_ms(20);
+				sleep_s(STORM_CHILD_LIFE);
 				_exit(0);
 			}
 		}
@@ -226,18 +226,10 @@ static long long cputime(pid_t pid)
 {
 	char path[64], buf[1024], *p;
 	unsigned long long ut, st;
-	int fd;
-	ssize_t n;
 
 	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
-	fd = open(path, O_RDONLY);
-	if (fd < 0)
+	if (file_read(path, buf, sizeof(buf)) <= 0)
 		return -1;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return -1;
-	buf[n] = '\0';
 	p = strrchr(buf, ')');
 	if (!p || sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu",
 			 &ut, &st) != 2)
@@ -245,12 +237,12 @@ static long long cputime(pid_t pid)
 	return ut + st;
 }
 
-/* Does @pid use CPU over SAMPLE_MS? */
+/* Does @pid use CPU over SAMPLE? */
 static bool runs(pid_t pid)
 {
 	long long before = cputime(pid);
 
-	sleep_ms(SAMPLE_MS);
+	sleep_s(SAMPLE);
 	return cputime(pid) > before;
 }
 
@@ -284,11 +276,11 @@ static void test_bad_writes(void)
 		cg_freeze(cg, before);
 		for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 			err = cg_write(cg, "cgroup.freeze", bad[i]);
-			ktap_ok(err < 0 && cg_freeze_file(cg) == before &&
+			ktap_ok(err && cg_freeze_file(cg) == before &&
 				cg_frozen(cg) == before,
 				"write \"%s\" to cgroup.freeze=%d fails (%s) and changes nothing",
 				bad[i][0] == '\n' ? "\\n" : bad[i], before,
-				strerror(-err));
+				strerror(err));
 		}
 	}
 	/* write(2) of zero bytes carries no value: 0 bytes written. */
@@ -319,7 +311,7 @@ static void test_empty_and_events(void)
 	for (round = 0; round < 4; round++) {
 		int want = !(round & 1);
 
-		sleep_ms(50);	/* past the notification rate limit */
+		sleep_s(NOTIFY_GAP);
 		while (read(ifd, ev, sizeof(ev)) > 0)
 			;
 		pread(fd, buf, sizeof(buf), 0);
@@ -328,10 +320,10 @@ static void test_empty_and_events(void)
 		if (cg_frozen(cg) != want)
 			break;
 		pfd = (struct pollfd){ .fd = fd, .events = POLLPRI };
-		if (poll(&pfd, 1, 1000) == 1 && (pfd.revents & POLLPRI))
+		if (poll(&pfd, 1, NOTIFY_LIMIT_MS) == 1 && (pfd.revents & POLLPRI))
 			n_poll++;
 		pfd = (struct pollfd){ .fd = ifd, .events = POLLIN };
-		if (poll(&pfd, 1, 1000) == 1)
+		if (poll(&pfd, 1, NOTIFY_LIMIT_MS) == 1)
 			n_inotify++;
 	}
 	ktap_ok(round == 4, "empty cgroup freezes and thaws at once");
@@ -348,7 +340,7 @@ static void test_processes_stop(void)
 {
 	const char *cg = BASE "/stop";
 	pid_t p[2] = { -1, -1 };
-	long long t0, t1;
+	double t0;
 	int i;
 
 	if (!cg_create(cg))
@@ -358,13 +350,12 @@ static void test_processes_stop(void)
 	if (!ktap_ok(p[0] > 0 && p[1] > 0 && runs(p[0]) && runs(p[1]),
 		     "busy processes use CPU before the freeze"))
 		goto out;
-	t0 = now_ms();
+	t0 = now_s();
 	cg_freeze(cg, 1);
 	ktap_ok(cg_wait_frozen(cg, 1), "cgroup with busy processes freezes");
-	t1 = now_ms();
-	ktap_diag("frozen after %lld ms", t1 - t0);
+	ktap_diag("frozen after %.0f ms", (now_s() - t0) * 1000);
 	ktap_ok(!runs(p[0]) && !runs(p[1]),
-		"frozen processes use no CPU over %d ms", SAMPLE_MS);
+		"frozen processes use no CPU over %.0f ms", SAMPLE * 1000);
 	cg_freeze(cg, 0);
 	ktap_ok(cg_wait_frozen(cg, 0) && runs(p[0]) && runs(p[1]),
 		"thawed processes run again");
@@ -390,7 +381,7 @@ static void test_ancestors(void)
 	ktap_ok(cg_freeze_file(b) == 0 && cg_freeze_file(c) == 0,
 		"descendants' cgroup.freeze keeps their own setting (0)");
 	cg_freeze(b, 0);
-	sleep_ms(SAMPLE_MS);
+	sleep_s(SAMPLE);	/* a thaw would show within it */
 	ktap_ok(cg_frozen(b) == 1 && cg_frozen(c) == 1 && !runs(pb),
 		"thawing a child under a frozen ancestor leaves it frozen");
 	cg_freeze(c, 1);
@@ -408,9 +399,9 @@ static void test_ancestors(void)
 static void test_kill_frozen(void)
 {
 	const char *cg = BASE "/kill";
+	bool dead = false;
 	int status = 0;
-	pid_t p, r = -1;
-	long long end;
+	pid_t p;
 
 	if (!cg_create(cg))
 		return (void)ktap_ok(false, "kill: setup");
@@ -418,15 +409,13 @@ static void test_kill_frozen(void)
 	cg_freeze(cg, 1);
 	if (p > 0 && cg_wait_frozen(cg, 1)) {
 		kill(p, SIGKILL);
-		end = now_ms() + TIMEOUT_MS;
-		while ((r = waitpid(p, &status, WNOHANG)) == 0 && now_ms() < end)
-			sleep_ms(5);
+		dead = !proc_wait(p, TIMEOUT, &status, "the frozen process to die");
 	}
-	ktap_ok(r == p && WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL,
+	ktap_ok(dead && WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL,
 		"SIGKILL kills a frozen process");
 	ktap_ok(cg_count_procs(cg) == 0 && cg_frozen(cg) == 1,
 		"the emptied cgroup stays frozen");
-	if (r != p)
+	if (!dead)
 		reap(p);
 	cg_destroy(cg);
 }
@@ -462,11 +451,11 @@ static void test_fork_storm(void)
 		return (void)ktap_ok(false, "fork storm: setup");
 	for (i = 0; i < 4; i++)
 		p[i] = spawn_forker(cg);
-	sleep_ms(200);
+	sleep_s(STORM_WARMUP);
 	cg_freeze(cg, 1);
 	frozen = cg_wait_frozen(cg, 1);
 	n1 = cg_count_procs(cg);
-	sleep_ms(SAMPLE_MS);
+	sleep_s(SAMPLE);	/* a fork would show within it */
 	n2 = cg_count_procs(cg);
 	ktap_ok(frozen && n1 == n2 && n1 >= 4,
 		"a cgroup freezes during a fork storm (%d processes, then %d)",
@@ -494,12 +483,12 @@ static void test_ptrace(void)
 	ok = !ptrace(PTRACE_SEIZE, p, NULL, NULL);
 	ktap_ok(ok, "PTRACE_SEIZE of a frozen process works");
 	ok = ok && !ptrace(PTRACE_INTERRUPT, p, NULL, NULL);
-	sleep_ms(SAMPLE_MS);
+	sleep_s(SAMPLE);	/* a thaw would show within it */
 	ktap_ok(ok && cg_frozen(cg) == 1 && !runs(p),
 		"PTRACE_INTERRUPT leaves the cgroup frozen and the process stopped");
 	ok = ok && waitpid(p, &status, __WALL | WNOHANG) >= 0;
 	ok = ok && !ptrace(PTRACE_DETACH, p, NULL, NULL);
-	sleep_ms(SAMPLE_MS);
+	sleep_s(SAMPLE);	/* a thaw would show within it */
 	ktap_ok(ok && cg_frozen(cg) == 1 && !runs(p),
 		"after PTRACE_DETACH it is still frozen");
 	cg_freeze(cg, 0);

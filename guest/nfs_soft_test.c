@@ -20,17 +20,45 @@
  * message.  Prints KTAP.
  */
 #define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "file.h"
+#include "ktap.h"
 #include "nfs.h"
+#include "proc.h"
+#include "wait.h"
 
 /* Mount points: /mnt/KIND-VERSION (mnt_path()). */
 #define MNT_LEN		64
 #define PATH_LEN	320	/* a file below a mount point, a mountstats key */
 #define TIMEO		10	/* deciseconds */
 #define RETRANS		2
+#define STR(x)		#x
+#define XSTR(x)		STR(x)
+/* The mount options that set them, and /proc/mounts' words for them. */
+#define TIMEO_OPT	"timeo=" XSTR(TIMEO)
+#define RETRANS_OPT	"retrans=" XSTR(RETRANS)
+#define TIMEOUT_OPTS	TIMEO_OPT "," RETRANS_OPT
 /* The RPC major timeout: timeo * (retrans + 1), in seconds. */
 #define MAJOR		(TIMEO * (RETRANS + 1) / 10.0)
 /* Scheduling and timer slack allowed on top of a bound (TCG guest). */
 #define SLACK		1.5
+/* Time limits, in seconds. */
+#define MOUNT_LIMIT	60
+#define PROBE_EXTRA	30	/* past a probe's bound before it is killed */
+#define LINK_HOLD_EXTRA	2	/* the link stays cut this long past the bound */
+#define RECOVER_LIMIT	90	/* a mount answers again after the link is back */
+#define RECOVER_TRY	10	/* one read that tries it */
+#define RECOVER_POLL	0.5
+#define HARD_LIMIT	120	/* the hard mount's write completes */
+#define PROBE_POLL	0.01
 
 struct version {
 	const char *name;	/* as /proc/mounts shows it: vers=... */
@@ -58,6 +86,13 @@ static const char *const op_names[] = { "read", "write", "getattr", "mkdir" };
 static const char hard_data[] = "kunit52: written while the server was away\n";
 
 static char klog[65536];
+
+/* The kernel log since the last look, as one line. */
+static const char *klog_take(void)
+{
+	klog_read(klog, sizeof(klog), true);
+	return oneline(klog);
+}
 
 /* Where version @v mounts its @kind mount: /mnt/soft-3. */
 static void mnt_path(const struct version *v, const char *kind, char *path)
@@ -125,6 +160,31 @@ static int do_op(enum op op, const char *dir, int fd)
 	}
 }
 
+struct probe_run {
+	struct probe *p;
+	int n, left;		/* probes, those that must end and have not */
+	double hold_end;	/* keep the link cut until then */
+};
+
+/* Reap the probes that ended; done when every probe that must end did
+ * and the link was cut for long enough. */
+static enum wait_result probes_ended(void *arg)
+{
+	struct probe_run *r = arg;
+	int i, status;
+
+	for (i = 0; i < r->n; i++) {
+		struct probe *p = &r->p[i];
+
+		if (p->err >= 0 || waitpid(p->pid, &status, WNOHANG) != p->pid)
+			continue;
+		p->secs = now_s() - p->t0;
+		p->err = WIFEXITED(status) ? WEXITSTATUS(status) : EINTR;
+		r->left -= !p->block;
+	}
+	return !r->left && now_s() >= r->hold_end ? WAIT_DONE : WAIT_AGAIN;
+}
+
 /*
  * Cut the link, start every probe at once (each in a child), wait for
  * the probes that must end (at most @limit seconds) and keep the link cut
@@ -134,67 +194,59 @@ static int do_op(enum op op, const char *dir, int fd)
 static void run_probes(const struct version *v, struct probe *p, int n,
 		       double limit, double hold)
 {
-	double start, end;
-	int i, left = 0;
+	struct probe_run r = { p, n, 0, 0 };
+	int i;
 
 	if (!nfs_link(v->client, false))
 		return;
-	start = nfs_now();
+	r.hold_end = now_s() + hold;
 	for (i = 0; i < n; i++) {
 		p[i].err = -1;
-		p[i].t0 = nfs_now();
+		p[i].t0 = now_s();
 		p[i].pid = fork();
 		if (p[i].pid == 0)
 			_exit(do_op(p[i].op, p[i].dir, p[i].fd));
-		left += !p[i].block;
+		r.left += !p[i].block;
 	}
-	end = start + limit;
-	while ((left || nfs_now() < start + hold) && nfs_now() < end) {
-		for (i = 0; i < n; i++) {
-			int status;
-
-			if (p[i].err >= 0 ||
-			    waitpid(p[i].pid, &status, WNOHANG) != p[i].pid)
-				continue;
-			p[i].secs = nfs_now() - p[i].t0;
-			p[i].err = WIFEXITED(status) ? WEXITSTATUS(status) : EINTR;
-			left -= !p[i].block;
-		}
-		nfs_sleep(0.01);
-	}
+	/* A probe still running at the limit is reported by the caller. */
+	wait_until(probes_ended, &r, limit, PROBE_POLL, NULL);
 	nfs_link(v->client, true);
 	for (i = 0; i < n; i++) {
 		if (p[i].err < 0) {
-			p[i].secs = nfs_now() - p[i].t0;
+			p[i].secs = now_s() - p[i].t0;
 			if (!p[i].block)
-				nfs_kill(p[i].pid);
+				proc_kill(p[i].pid);
 		}
 	}
+}
+
+/* One read of the test file below @arg (a mount) answers. */
+static enum wait_result answers(void *arg)
+{
+	char path[PATH_LEN];
+	int status = 0;
+	pid_t pid;
+
+	test_file(arg, path, sizeof(path));
+	pid = fork();
+	if (pid == 0) {
+		int fd = open(path, O_RDONLY | O_DIRECT);
+
+		_exit(fd >= 0 && pread(fd, path, 1, 0) >= 0 ? 0 : 1);
+	}
+	/* A read that hangs is one more try that failed. */
+	if (pid < 0 || proc_wait_or_kill(pid, RECOVER_TRY, &status, NULL))
+		return WAIT_AGAIN;
+	return status == 0 ? WAIT_DONE : WAIT_AGAIN;
 }
 
 /* After the link is back: wait (bounded) until the mount answers again. */
 static bool wait_recovered(const char *dir)
 {
-	char path[PATH_LEN];
-	double end = nfs_now() + 90;
+	char what[PATH_LEN];
 
-	test_file(dir, path, sizeof(path));
-	while (nfs_now() < end) {
-		pid_t pid = fork();
-		int status = 0, fd;
-
-		if (pid == 0) {
-			fd = open(path, O_RDONLY | O_DIRECT);
-			_exit(fd >= 0 && pread(fd, path, 1, 0) >= 0 ? 0 : 1);
-		}
-		if (nfs_wait(pid, 10, &status))
-			nfs_kill(pid);
-		else if (status == 0)
-			return true;
-		nfs_sleep(0.5);
-	}
-	ktap_diag("%s did not answer within 90 s of the link coming back", dir);
-	return false;
+	snprintf(what, sizeof(what), "%s to answer after the link came back", dir);
+	return wait_until(answers, (void *)dir, RECOVER_LIMIT, RECOVER_POLL, what);
 }
 
 /* Mount @dir with @opts and check that /proc/mounts shows @expect. */
@@ -206,11 +258,9 @@ static bool mount_and_show(const struct version *v, const char *dir,
 	int err, i;
 
 	snprintf(all, sizeof(all), "%s,%s", v->opts, opts);
-	err = nfs_mount(v->client, dir, all, 60);
-	if (err) {
-		nfs_klog(klog, sizeof(klog));
-		ktap_diag("mount: %s; kernel log: %s", strerror(err), klog);
-	}
+	err = nfs_mount(v->client, dir, all, MOUNT_LIMIT);
+	if (err)
+		ktap_diag("mount: %s; kernel log: %s", strerror(err), klog_take());
 	if (!ktap_ok(!err, "vers=%s: mount -o %s", v->name, opts))
 		return false;
 	if (!nfs_mount_opts(dir, shown, sizeof(shown))) {
@@ -263,7 +313,7 @@ static void timed_out_calls(const char *dir, char *out, size_t size)
 
 	out[0] = '\0';
 	snprintf(mnt, sizeof(mnt), " mounted on %s with fstype", dir);
-	if (nfs_read_file("/proc/self/mountstats", buf, sizeof(buf)) < 0)
+	if (file_read("/proc/self/mountstats", buf, sizeof(buf)) < 0)
 		return;
 	sec = strstr(buf, mnt);
 	if (!sec)
@@ -287,23 +337,20 @@ static void timed_out_calls(const char *dir, char *out, size_t size)
 static void hard_completes(const struct version *v, struct probe *h)
 {
 	char buf[4096], srv[256];
-	double t0 = nfs_now();
+	double t0 = now_s();
 	int status = 0;
 	bool done;
 
-	done = !nfs_wait(h->pid, 120, &status);
+	done = !proc_wait_or_kill(h->pid, HARD_LIMIT, &status,
+				  "the hard mount's write to complete");
 	if (done)
 		ktap_diag("it completed %.1f s after the link came back, status 0x%x",
-			  nfs_now() - t0, status);
-	else
-		ktap_diag("still blocked 120 s after the link came back");
+			  now_s() - t0, status);
 	ktap_ok(done && WIFEXITED(status) && !WEXITSTATUS(status),
 		"vers=%s hard: the write completes after the link returns",
 		v->name);
-	if (!done)
-		nfs_kill(h->pid);
 	snprintf(srv, sizeof(srv), NFS_EXPORT "/hard-%s.dat", v->name);
-	ktap_ok(nfs_read_file(srv, buf, sizeof(buf)) >= 0 &&
+	ktap_ok(file_read(srv, buf, sizeof(buf)) >= 0 &&
 		!strcmp(buf, hard_data),
 		"vers=%s hard: the data is intact on the server", v->name);
 }
@@ -329,7 +376,7 @@ static void cut_link_probes(const struct version *v)
 	};
 	const int nmounts = sizeof(mounts) / sizeof(mounts[0]);
 	struct probe p[2 * NR_OPS + 2], *hard = NULL;
-	double hold = v->bound + 2;
+	double hold = v->bound + LINK_HOLD_EXTRA;
 	int i, m, n = 0, fds[4];
 	char dirs[4][MNT_LEN];
 
@@ -359,7 +406,7 @@ static void cut_link_probes(const struct version *v)
 						 .fd = fds[m] };
 		}
 	}
-	run_probes(v, p, n, v->bound + 30, hold);
+	run_probes(v, p, n, v->bound + PROBE_EXTRA, hold);
 	for (i = 0; i < n; i++) {
 		if (p[i].block)
 			continue;
@@ -416,6 +463,8 @@ static const struct bad_opts bad[] = {
 	{ "vers=3,lookupcache=sometimes", "unknown lookupcache mode" },
 };
 
+#define GOOD_OPTS	"vers=3,nolock,soft," TIMEO_OPT
+
 /* Refused: EINVAL, and the kernel says why (the fs_context log). */
 static void bad_options(void)
 {
@@ -433,11 +482,10 @@ static void bad_options(void)
 			bad[i].opts, bad[i].why);
 	}
 	/* The same path accepts good options: the probe itself works. */
-	err = nfs_fs_create(0, "vers=3,nolock,soft,timeo=10", msg, sizeof(msg));
+	err = nfs_fs_create(0, GOOD_OPTS, msg, sizeof(msg));
 	if (err)
-		ktap_diag("-o vers=3,nolock,soft,timeo=10: %s; kernel: %s",
-			  strerror(err), msg);
-	ktap_ok(!err, "-o vers=3,nolock,soft,timeo=10 is accepted by the same path");
+		ktap_diag("-o " GOOD_OPTS ": %s; kernel: %s", strerror(err), msg);
+	ktap_ok(!err, "-o " GOOD_OPTS " is accepted by the same path");
 }
 
 /* Flags given twice: the last one wins, as for every mount option. */
@@ -459,14 +507,14 @@ static void test_version(int i)
 {
 	const struct version *v = &versions[i];
 	static const char *const hard[] = {
-		"hard", "proto=tcp", "timeo=10", "retrans=2", "!soft", NULL
+		"hard", "proto=tcp", TIMEO_OPT, RETRANS_OPT, "!soft", NULL
 	};
 	static const char *const soft[] = {
-		"soft", "!softerr", "!hard", "timeo=10", "retrans=2", "noac", NULL
+		"soft", "!softerr", "!hard", TIMEO_OPT, RETRANS_OPT, "noac", NULL
 	};
 	static const char *const softerr[] = {
-		"softerr", "!soft", "!hard", "!softreval", "timeo=10",
-		"retrans=2", "noac", NULL
+		"softerr", "!soft", "!hard", "!softreval", TIMEO_OPT,
+		RETRANS_OPT, "noac", NULL
 	};
 	static const char *const softreval[] = {
 		"softerr", "softreval", "!soft", "!hard", NULL
@@ -479,7 +527,7 @@ static void test_version(int i)
 	mnt_path(v, "soft", msoft);
 	mnt_path(v, "softerr", msofterr);
 	mnt_path(v, "softreval", msoftreval);
-	if (!mount_and_show(v, mhard, "hard,timeo=10,retrans=2", hard))
+	if (!mount_and_show(v, mhard, "hard," TIMEOUT_OPTS, hard))
 		return;
 	nfs_mount_opts(mhard, shown, sizeof(shown));
 	snprintf(vers, sizeof(vers), "vers=%s", v->name);
@@ -495,15 +543,15 @@ static void test_version(int i)
 		close(fd);
 	}
 	snprintf(path, sizeof(path), NFS_EXPORT "/hello-%s", v->name);
-	ktap_ok(nfs_read_file(path, buf, sizeof(buf)) == 6 &&
+	ktap_ok(file_read(path, buf, sizeof(buf)) == 6 &&
 		!strcmp(buf, "hello\n"),
 		"vers=%s: a file written through the mount is on the server",
 		v->name);
 
-	if (mount_and_show(v, msoft, "soft,timeo=10,retrans=2,noac", soft) &&
+	if (mount_and_show(v, msoft, "soft," TIMEOUT_OPTS ",noac", soft) &&
 	    mount_and_show(v, msofterr,
-			   "softerr,nosoftreval,timeo=10,retrans=2,noac", softerr) &&
-	    mount_and_show(v, msoftreval, "softerr,timeo=10,retrans=2,noac",
+			   "softerr,nosoftreval," TIMEOUT_OPTS ",noac", softerr) &&
+	    mount_and_show(v, msoftreval, "softerr," TIMEOUT_OPTS ",noac",
 			   softreval))
 		cut_link_probes(v);
 	nfs_umount(msoftreval);
@@ -528,15 +576,14 @@ int main(void)
 	mkdir("/mnt", 0755);
 	err = nfs_net_setup();
 	if (err)
-		ktap_diag("setup: %s", strerror(-err));
+		ktap_diag("setup: %s", strerror(err));
 	if (!ktap_ok(!err, "two network namespaces linked by veth pairs"))
 		return ktap_finish();
 	if (!ktap_ok(nfs_server_setup(false),
 		     "nfsd, rpc.mountd and rpcbind serve " NFS_EXPORT)) {
 		nfs_show_log("rpcbind");
 		nfs_show_log("rpc.mountd");
-		nfs_klog(klog, sizeof(klog));
-		ktap_diag("kernel log: %s", klog);
+		ktap_diag("kernel log: %s", klog_take());
 		nfs_server_teardown();
 		return ktap_finish();
 	}

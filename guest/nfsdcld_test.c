@@ -28,17 +28,52 @@
  */
 #define _GNU_SOURCE
 #include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <poll.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
+#include "file.h"
+#include "ktap.h"
 #include "nfs.h"
+#include "proc.h"
+#include "wait.h"
 
 #define MNT1	"/mnt/c1"
 #define MNT2	"/mnt/c2"
 #define LOCKED	"locked"
+/* Time limits, in seconds. */
+#define MOUNT_LIMIT	60
+#define IO_LIMIT	60	/* an answer from the lock holder */
+#define LOCK_LIMIT	60	/* client 2's F_SETLK */
+#define GRACE_LIMIT	60	/* the grace period ends (it is NFS_LEASE) */
+#define SQLITE_LIMIT	30
+#define STOP_LIMIT	10	/* the lock holder quits */
+#define GRACE_POLL	0.1
+/*
+ * How long client 2's OPEN must stay blocked in the grace period for the
+ * test to call it waiting (not yet refused or granted): well below the
+ * grace period, well above a served call's round trip under TCG.
+ */
+#define OPEN_BLOCKED	2.0
+#define OPEN_POLL	0.05
 
 static char klog[65536];
+/* sqlite3's output. */
+static char sql_out[16384];
+
+/* The kernel log since the last look, as one line, into klog. */
+static void klog_take(void)
+{
+	klog_read(klog, sizeof(klog), true);
+	oneline(klog);
+}
 
 /* Fault injection: failslab, limited to allocations made in FAULT_FN. */
 #define FAILSLAB	"/sys/kernel/debug/failslab"
@@ -116,9 +151,9 @@ static bool holder_start(struct holder *h)
 	close(res[1]);
 	h->cmd = cmd[1];
 	h->res = res[0];
-	err = holder_answer(h, 60);
+	err = holder_answer(h, IO_LIMIT);
 	if (err)
-		ktap_diag("lock holder: %s", err < 0 ? "no answer within 60 s" :
+		ktap_diag("lock holder: %s", err < 0 ? "no answer in time" :
 			  strerror(err));
 	return err == 0;
 }
@@ -136,8 +171,10 @@ static void holder_stop(struct holder *h)
 
 	if (!h->pid)
 		return;
-	if (write(h->cmd, "q", 1) != 1 || nfs_wait(h->pid, 10, &status))
-		nfs_kill(h->pid);
+	if (write(h->cmd, "q", 1) != 1)
+		proc_kill(h->pid);
+	else
+		proc_wait_or_kill(h->pid, STOP_LIMIT, &status, "the lock holder to quit");
 	close(h->cmd);
 	close(h->res);
 	h->pid = 0;
@@ -159,11 +196,8 @@ static int child_lock(void)
 			_exit(errno);
 		_exit(0);
 	}
-	if (nfs_wait(pid, 60, &status)) {
-		ktap_diag("client 2's F_SETLK did not return within 60 s");
-		nfs_kill(pid);
+	if (proc_wait_or_kill(pid, LOCK_LIMIT, &status, "client 2's F_SETLK to return"))
 		return -1;
-	}
 	return WIFEXITED(status) ? WEXITSTATUS(status) : EINTR;
 }
 
@@ -172,32 +206,30 @@ static char grace_ended(void)
 {
 	char buf[8];
 
-	if (nfs_read_file("/proc/fs/nfsd/v4_end_grace", buf, sizeof(buf)) < 1)
+	if (file_read("/proc/fs/nfsd/v4_end_grace", buf, sizeof(buf)) < 1)
 		return '?';
 	return buf[0];
 }
 
-static bool wait_grace_end(double limit)
+static enum wait_result grace_over(void *arg)
 {
-	double end = nfs_now() + limit;
+	(void)arg;
+	return grace_ended() == 'Y' ? WAIT_DONE : WAIT_AGAIN;
+}
 
-	while (grace_ended() != 'Y') {
-		if (nfs_now() > end) {
-			ktap_diag("the grace period did not end within %.0f s", limit);
-			return false;
-		}
-		nfs_sleep(0.1);
-	}
-	return true;
+static bool wait_grace_end(void)
+{
+	return wait_until(grace_over, NULL, GRACE_LIMIT, GRACE_POLL,
+			  "nfsd's grace period to end");
 }
 
 /* Restart nfsd; the kernel log of the restart goes to klog. */
 static bool restart(void)
 {
-	nfs_klog(klog, sizeof(klog));
+	klog_take();
 	if (!nfs_nfsd_down() || !nfs_nfsd_up())
 		return false;
-	nfs_klog(klog, sizeof(klog));
+	klog_take();
 	return true;
 }
 
@@ -210,14 +242,14 @@ static void to_hex(const char *s, char *hex)
 	*hex = '\0';
 }
 
-/* sqlite3 on nfsdcld's database; output in nfs_out. */
+/* sqlite3 on nfsdcld's database; output in sql_out. */
 static bool cld_query(const char *sql)
 {
 	const char *const argv[] = {
 		"/usr/bin/sqlite3", "-batch", NFS_CLD_DIR "/main.sqlite", sql, NULL
 	};
 
-	return nfs_run_ok(30, argv);
+	return run_ok(SQLITE_LIMIT, argv, sql_out, sizeof(sql_out));
 }
 
 /* Is client @c's name in the record table of nfsdcld's current epoch? */
@@ -227,8 +259,8 @@ static bool cld_has_client(int c, bool show)
 	unsigned long long cur, rec;
 
 	if (!cld_query("SELECT current, recovery FROM grace;") ||
-	    sscanf(nfs_out, "%llu|%llu", &cur, &rec) != 2) {
-		ktap_diag("nfsdcld's grace table: %s", nfs_oneline(nfs_out));
+	    sscanf(sql_out, "%llu|%llu", &cur, &rec) != 2) {
+		ktap_diag("nfsdcld's grace table: %s", oneline(sql_out));
 		return false;
 	}
 	snprintf(sql, sizeof(sql), "SELECT hex(id) FROM \"rec-%016llx\";", cur);
@@ -236,16 +268,16 @@ static bool cld_has_client(int c, bool show)
 		return false;
 	if (show)
 		ktap_diag("nfsdcld: epoch %llu (recovery %llu), records: %s",
-			  cur, rec, nfs_oneline(nfs_out));
-	to_hex(nfs_clients[c].host, hex);
-	return strstr(nfs_out, hex);
+			  cur, rec, oneline(sql_out));
+	to_hex(nfs_client_host(c), hex);
+	return strstr(sql_out, hex);
 }
 
 /* ---- the scenarios ---- */
 
 static bool mount_client(int c, const char *dir)
 {
-	int err = nfs_mount(c, dir, "vers=4.2,hard", 60);
+	int err = nfs_mount(c, dir, "vers=4.2,hard", MOUNT_LIMIT);
 
 	if (!ktap_ok(!err, "client %d mounts vers=4.2", c + 1))
 		ktap_diag("mount: %s", strerror(err));
@@ -257,14 +289,14 @@ static void expect_reclaimed(struct holder *h, const char *how)
 {
 	int err;
 
-	err = holder_ask(h, 'r', 60);
+	err = holder_ask(h, 'r', IO_LIMIT);
 	ktap_ok(err == 0, "%s: client 1 reads through the file it held open",
 		how);
 	if (err)
-		ktap_diag("read: %s", err < 0 ? "no answer in 60 s" : strerror(err));
-	if (!wait_grace_end(60))
+		ktap_diag("read: %s", err < 0 ? "no answer in time" : strerror(err));
+	if (!wait_grace_end())
 		return;
-	err = holder_ask(h, 'w', 60);
+	err = holder_ask(h, 'w', IO_LIMIT);
 	ktap_ok(err == 0, "%s: client 1 writes through it after the grace period",
 		how);
 	err = child_lock();
@@ -275,12 +307,27 @@ static void expect_reclaimed(struct holder *h, const char *how)
 			  err ? strerror(err) : "granted");
 }
 
+struct open_wait {
+	pid_t pid;
+	int status;
+	bool reaped;
+};
+
+/* Client 2's OPEN returned, or the grace period ended. */
+static enum wait_result open_or_grace_over(void *arg)
+{
+	struct open_wait *w = arg;
+
+	if (waitpid(w->pid, &w->status, WNOHANG) == w->pid)
+		w->reaped = true;
+	return w->reaped || grace_ended() != 'N' ? WAIT_DONE : WAIT_AGAIN;
+}
+
 static void with_nfsdcld(struct holder *h)
 {
-	double t0, end;
-	int status = 0;
+	struct open_wait ow = { 0 };
+	double t0;
 	bool blocked;
-	pid_t pid;
 
 	if (!ktap_ok(strstr(klog, "Using nfsdcld client tracking operations"),
 		     "nfsd uses nfsdcld")) {
@@ -309,38 +356,33 @@ static void with_nfsdcld(struct holder *h)
 		nfs_link(0, true);
 		return;
 	}
-	pid = fork();
-	if (pid == 0) {
+	ow.pid = fork();
+	if (ow.pid == 0) {
 		int fd = open(MNT2 "/new", O_RDWR | O_CREAT, 0644);
 
 		_exit(fd < 0 ? errno : 0);
 	}
-	t0 = nfs_now();
-	end = t0 + 2;
-	while (nfs_now() < end && grace_ended() == 'N' &&
-	       waitpid(pid, &status, WNOHANG) == 0)
-		nfs_sleep(0.05);
-	blocked = nfs_now() >= end;
+	t0 = now_s();
+	/* A negative check: it must not end within OPEN_BLOCKED. */
+	blocked = ow.pid > 0 &&
+		  !wait_until(open_or_grace_over, &ow, OPEN_BLOCKED, OPEN_POLL, NULL);
 	if (!blocked)
-		ktap_diag("after %.1f s: open %s, grace over: %c", nfs_now() - t0,
-			  waitpid(pid, &status, WNOHANG) ? "returned" : "blocked",
-			  grace_ended());
+		ktap_diag("after %.1f s: open returned (status 0x%x) or grace over (%c)",
+			  now_s() - t0, ow.status, grace_ended());
 	ktap_ok(blocked, "client 2 (no record) cannot reclaim: its OPEN waits while the grace period lasts");
 
 	/* Client 1 comes back and reclaims within the grace period. */
 	nfs_link(0, true);
 	expect_reclaimed(h, "nfsdcld");
 	if (blocked) {
-		bool done = !nfs_wait(pid, 60, &status);
+		bool done = !proc_wait_or_kill(ow.pid, GRACE_LIMIT, &ow.status,
+					       "client 2's OPEN after the grace period");
 
-		if (!done) {
-			ktap_diag("client 2's open is still blocked 60 s later");
-			nfs_kill(pid);
-		}
-		ktap_ok(done && WIFEXITED(status) && !WEXITSTATUS(status),
+		ktap_ok(done && WIFEXITED(ow.status) && !WEXITSTATUS(ow.status),
 			"client 2's OPEN succeeds once the grace period is over");
-	} else {
-		nfs_wait(pid, 60, &status);
+	} else if (ow.pid > 0 && !ow.reaped) {
+		proc_wait_or_kill(ow.pid, GRACE_LIMIT, &ow.status,
+				  "client 2's OPEN after the grace period");
 	}
 	ktap_ok(cld_has_client(0, true) && cld_has_client(1, false),
 		"nfsdcld recorded both clients in the new epoch");
@@ -375,7 +417,7 @@ static void legacy_recoverydir(struct holder *h)
 	ktap_diag("kernel: %s", klog);
 	/* The switch loses what nfsdcld knew; start over with a new lock. */
 	holder_stop(h);
-	if (!wait_grace_end(60) || !holder_start(h))
+	if (!wait_grace_end() || !holder_start(h))
 		return;
 	ktap_ok(recovery_records() >= 1, "legacy: client 1 is recorded in %s",
 		NFS_RECOVERY);
@@ -449,8 +491,10 @@ static bool failslab_set(const struct knob *k, int n)
 
 	for (; n--; k++) {
 		snprintf(path, sizeof(path), FAILSLAB "/%s", k->file);
-		if (!nfs_write_file(path, k->value)) {
-			ktap_diag("%s <- %s: %s", path, k->value, strerror(errno));
+		int err = file_write(path, k->value);
+
+		if (err) {
+			ktap_diag("%s <- %s: %s", path, k->value, strerror(err));
 			return false;
 		}
 	}
@@ -496,23 +540,21 @@ static bool failslab_disarm(void)
 	return failslab_set(disarm, sizeof(disarm) / sizeof(disarm[0]));
 }
 
-/* Wait until failslab has injected its one failure (times reads 0). */
-static bool failslab_wait_fired(double limit)
+/* failslab has injected its one failure: "times" reads 0. */
+static enum wait_result failslab_fired(void *arg)
 {
-	double end = nfs_now() + limit;
 	char buf[32];
 
-	for (;;) {
-		if (nfs_read_file(FAILSLAB "/times", buf, sizeof(buf)) > 0 &&
-		    atoi(buf) == 0)
-			return true;
-		if (nfs_now() >= end)
-			break;
-		nfs_sleep(FAULT_POLL);
-	}
-	ktap_diag("no allocation failed in " FAULT_FN "() within %.0f s (times: %s)",
-		  limit, nfs_oneline(buf));
-	return false;
+	(void)arg;
+	if (file_read(FAILSLAB "/times", buf, sizeof(buf)) > 0 && atoi(buf) == 0)
+		return WAIT_DONE;
+	return WAIT_AGAIN;
+}
+
+static bool failslab_wait_fired(double limit)
+{
+	return wait_until(failslab_fired, NULL, limit, FAULT_POLL,
+			  "an allocation in " FAULT_FN "() to fail");
 }
 
 /*
@@ -548,9 +590,9 @@ static void legacy_alloc_failure(struct holder *h)
 	fired = armed && failslab_wait_fired(FAULT_WAIT);
 	ktap_ok(failslab_disarm(), "failslab is disarmed");
 	ktap_ok(fired, "legacy: an allocation in " FAULT_FN "() failed while client 1 established itself in the grace period");
-	nfs_klog(klog, sizeof(klog));
+	klog_take();
 	ktap_diag("kernel: %s", klog);
-	if (!wait_grace_end(60))
+	if (!wait_grace_end())
 		return;
 	holder_stop(h);
 	ktap_ok(holder_start(h),
@@ -567,15 +609,15 @@ static void no_tracking(struct holder *h)
 	ktap_ok(strstr(klog, "Unable to initialize client recovery tracking") &&
 		strstr(klog, "Is nfsdcld running?"),
 		"without any tracking: nfsd warns that it cannot track clients");
-	if (!wait_grace_end(60))
+	if (!wait_grace_end())
 		return;
 	err = child_lock();
 	ktap_ok(err == 0, "without tracking: client 1 could not reclaim its lock (client 2 gets it)");
 	if (err)
 		ktap_diag("client 2's F_SETLK: %s", err < 0 ? "hung" : strerror(err));
-	err = holder_ask(h, 'r', 60);
+	err = holder_ask(h, 'r', IO_LIMIT);
 	ktap_ok(err == EIO, "without tracking: I/O through client 1's old file descriptor fails with EIO");
-	ktap_diag("client 1's read: %s", err < 0 ? "no answer in 60 s" :
+	ktap_diag("client 1's read: %s", err < 0 ? "no answer in time" :
 		  err ? strerror(err) : "success");
 }
 
@@ -588,19 +630,19 @@ int main(void)
 	mkdir("/mnt", 0755);
 	err = nfs_net_setup();
 	if (!ktap_ok(!err, "two network namespaces linked by veth pairs")) {
-		ktap_diag("setup: %s", strerror(-err));
+		ktap_diag("setup: %s", strerror(err));
 		return ktap_finish();
 	}
-	nfs_klog(klog, sizeof(klog));
+	klog_take();
 	if (!ktap_ok(nfs_server_setup(true),
 		     "nfsd, nfsdcld, rpc.mountd and rpcbind serve " NFS_EXPORT)) {
 		nfs_show_log("nfsdcld");
-		nfs_klog(klog, sizeof(klog));
+		klog_take();
 		ktap_diag("kernel log: %s", klog);
 		nfs_server_teardown();
 		return ktap_finish();
 	}
-	nfs_klog(klog, sizeof(klog));
+	klog_take();
 	if (mount_client(0, MNT1) &&
 	    ktap_ok(holder_start(&h), "client 1 opens a file and locks it")) {
 		with_nfsdcld(&h);

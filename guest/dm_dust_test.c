@@ -10,22 +10,26 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <stdarg.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/klog.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
+#include "file.h"
 #include "ktap.h"
+#include "proc.h"
 
 #define DISK		"/dev/vda"
 #define NAME		"dust1"
 #define SECTOR		512ULL
 #define TARGET_SECTORS	32768ULL	/* 16 MiB of the 64 MiB disk */
+#define DMSETUP_LIMIT	60		/* s for one dmsetup or mke2fs run */
+#define KLOG_MAX	(1 << 17)
 
 struct config {
 	unsigned int blksz;
@@ -41,33 +45,10 @@ static unsigned long long disk_sectors;
 static char disk_devno[32];
 static char out[65536];
 
-/* Run argv, capture stdout+stderr in out[]; return the exit status. */
-static int run(const char *const argv[])
+/* Run ARGV (dmsetup, mke2fs), its output in out[]: the exit code, -1 if it hung. */
+static int cmd(const char *const argv[])
 {
-	int pipefd[2], status;
-	ssize_t n, len = 0;
-	pid_t pid;
-
-	if (pipe(pipefd))
-		return -1;
-	pid = fork();
-	if (pid == 0) {
-		dup2(pipefd[1], 1);
-		dup2(pipefd[1], 2);
-		close(pipefd[0]);
-		execvp(argv[0], (char *const *)argv);
-		_exit(127);
-	}
-	close(pipefd[1]);
-	while ((n = read(pipefd[0], out + len, sizeof(out) - 1 - len)) > 0)
-		len += n;
-	close(pipefd[0]);
-	out[len] = '\0';
-	while (len && out[len - 1] == '\n')
-		out[--len] = '\0';
-	if (waitpid(pid, &status, 0) < 0)
-		return -1;
-	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+	return run(DMSETUP_LIMIT, argv, out, sizeof(out));
 }
 
 /* dmsetup message dust1 0 <words of msg>; output in out[]. */
@@ -82,7 +63,7 @@ static int message(const char *msg)
 		if (*tok)
 			argv[i++] = tok;
 	argv[i] = NULL;
-	return run(argv);
+	return cmd(argv);
 }
 
 static bool message_says(const char *msg, const char *want)
@@ -106,7 +87,7 @@ static bool message_fails(const char *msg)
 static bool dmsetup_says(const char *what, const char *want)
 {
 	const char *argv[] = { "dmsetup", what, NAME, NULL };
-	int rc = run(argv);
+	int rc = cmd(argv);
 
 	if (rc || strcmp(out, want))
 		ktap_diag("dmsetup %s: exit %d, '%s', expected '%s'", what, rc, out, want);
@@ -131,10 +112,10 @@ static int create(const char *name, const char *table)
 	const char *argv[] = { "dmsetup", "create", "--noudevsync", name,
 			       "--table", table, NULL };
 	const char *mknodes[] = { "dmsetup", "mknodes", name, NULL };
-	int rc = run(argv);
+	int rc = cmd(argv);
 
 	if (!rc)
-		run(mknodes);
+		cmd(mknodes);
 	return rc;
 }
 
@@ -142,9 +123,9 @@ static int dm_remove(const char *name)
 {
 	const char *argv[] = { "dmsetup", "remove", "--noudevsync", name, NULL };
 	const char *mknodes[] = { "dmsetup", "mknodes", NULL };
-	int rc = run(argv);
+	int rc = cmd(argv);
 
-	run(mknodes);	/* drops nodes of devices that are gone */
+	cmd(mknodes);	/* drops nodes of devices that are gone */
 	return rc;
 }
 
@@ -153,29 +134,23 @@ static bool no_dm_devices(void)
 {
 	const char *argv[] = { "dmsetup", "ls", NULL };
 
-	return run(argv) == 0 && !strcmp(out, "No devices found");
+	return cmd(argv) == 0 && !strcmp(out, "No devices found");
 }
 
 static bool device_exists(const char *name)
 {
 	const char *argv[] = { "dmsetup", "info", name, NULL };
 
-	return run(argv) == 0;
+	return cmd(argv) == 0;
 }
 
 /* The kernel log since the last klog_clear(). */
 static const char *klog(void)
 {
-	static char buf[1 << 17];
-	int n = klogctl(3, buf, sizeof(buf) - 1);
+	static char buf[KLOG_MAX];
 
-	buf[n > 0 ? n : 0] = '\0';
+	klog_read(buf, sizeof(buf), false);
 	return buf;
-}
-
-static void klog_clear(void)
-{
-	klogctl(5, NULL, 0);
 }
 
 /* The content of sector s before any test wrote to it. */
@@ -197,7 +172,7 @@ static void *aligned(size_t size)
 	return p;
 }
 
-/* Direct I/O of n sectors at sector s; returns 0 or -errno. */
+/* Direct I/O of n sectors at sector s: 0 or errno. */
 static int dio(const char *dev, bool write_, unsigned long long s,
 	       unsigned long long n, void *buf)
 {
@@ -206,12 +181,12 @@ static int dio(const char *dev, bool write_, unsigned long long s,
 	int err;
 
 	if (fd < 0)
-		return -errno;
+		return errno;
 	if (write_)
 		r = pwrite(fd, buf, n * SECTOR, s * SECTOR);
 	else
 		r = pread(fd, buf, n * SECTOR, s * SECTOR);
-	err = r < 0 ? -errno : (r == (ssize_t)(n * SECTOR) ? 0 : -EIO);
+	err = r < 0 ? errno : (r == (ssize_t)(n * SECTOR) ? 0 : EIO);
 	close(fd);
 	return err;
 }
@@ -221,7 +196,7 @@ static const char *dust_dev(void)
 	return "/dev/mapper/" NAME;
 }
 
-/* Read block b of the target: 0, or -errno. */
+/* Read block b of the target: 0 or errno. */
 static int read_block(const struct config *c, unsigned long long b, void *buf)
 {
 	return dio(dust_dev(), false, b * (c->blksz / SECTOR), c->blksz / SECTOR, buf);
@@ -262,7 +237,7 @@ static bool write_pattern(void)
 
 /*
  * Compare the whole disk with the pattern, except the blocks in @written
- * (target blocks the test overwrote with 0xa5).  Reports the first
+ * (target blocks the test overwrote with WRITTEN_BYTE).  Reports the first
  * difference.
  */
 static bool check_disk(const struct config *c, const unsigned long long *written,
@@ -305,13 +280,178 @@ static bool check_disk(const struct config *c, const unsigned long long *written
 	return ok;
 }
 
+/* message_says() of a formatted message. */
+static bool says(const char *want, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static bool says(const char *want, const char *fmt, ...)
+{
+	char msg[128];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	return message_says(msg, want);
+}
+
+/* Does the kernel log (since klog_clear()) hold the formatted line? */
+static bool logged(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static bool logged(const char *fmt, ...)
+{
+	char line[256];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	return strstr(klog(), line);
+}
+
+/* What dm-dust answers to queryblock (Documentation/.../dm-dust.rst). */
+static bool query_says(unsigned long long b, bool found)
+{
+	char want[128];
+
+	snprintf(want, sizeof(want), "dust_query_block: block %llu %sfound in badblocklist",
+		 b, found ? "" : "not ");
+	return says(want, "queryblock %llu", b);
+}
+
+static bool count_says(int n)
+{
+	char want[64];
+
+	snprintf(want, sizeof(want), "countbadblocks: %d badblock(s) found", n);
+	return message_says("countbadblocks", want);
+}
+
+/*
+ * The target blocks test_config() uses, by role (valid for every config:
+ * the smallest target has 4096 blocks).
+ */
+enum {
+	BLK_BAD = 60,		/* listed, never written: stays bad */
+	BLK_HEALED = 67,	/* listed, then healed by a write */
+	BLK_GOOD = 68,		/* never listed */
+	BLK_BAD2 = 72,		/* listed, never written: stays bad */
+	BLK_QUIET = 80,		/* added and healed in quiet mode */
+	BLK_VERBOSE = 81,	/* added and healed in verbose mode again */
+	BLK_UNLISTED = 99,	/* never listed: removing it fails */
+};
+/* The blocks test_config() overwrites, with WRITTEN_BYTE. */
+static const unsigned long long written[] = { BLK_HEALED, BLK_QUIET, BLK_VERBOSE };
+#define WRITTEN_BYTE	0xa5
+
+/* Adding, listing, counting, querying; adding twice, removing unlisted. */
+static void config_list(const struct config *c)
+{
+	char list[64];
+
+	klog_clear();
+	ktap_ok(says("", "addbadblock %d", BLK_BAD) && says("", "addbadblock %d", BLK_HEALED) &&
+		says("", "addbadblock %d", BLK_BAD2),
+		"blksz %u: addbadblock %d %d %d", c->blksz, BLK_BAD, BLK_HEALED, BLK_BAD2);
+	ktap_ok(logged("dust_add_block: badblock added at block %d with write fail count 0",
+		       BLK_HEALED),
+		"blksz %u: addbadblock is logged", c->blksz);
+	snprintf(list, sizeof(list), "%d\n%d\n%d", BLK_BAD, BLK_HEALED, BLK_BAD2);
+	ktap_ok(message_says("listbadblocks", list), "blksz %u: listbadblocks", c->blksz);
+	ktap_ok(count_says(3), "blksz %u: countbadblocks", c->blksz);
+	ktap_ok(query_says(BLK_HEALED, true) && query_says(BLK_GOOD, false),
+		"blksz %u: queryblock", c->blksz);
+	klog_clear();
+	ktap_ok(!says("", "addbadblock %d", BLK_HEALED) && strstr(out, "Invalid argument") &&
+		logged("block %d already in badblocklist", BLK_HEALED),
+		"blksz %u: adding a listed block fails with EINVAL", c->blksz);
+	klog_clear();
+	ktap_ok(!says("", "removebadblock %d", BLK_UNLISTED) && strstr(out, "Invalid argument") &&
+		logged("block %d not found in badblocklist", BLK_UNLISTED),
+		"blksz %u: removing an unlisted block fails with EINVAL", c->blksz);
+}
+
+/* Bypass reads bad blocks; enabled, they fail with EIO and good ones read. */
+static void config_io(const struct config *c, void *buf, unsigned long long nblocks)
+{
+	ktap_ok(block_has_pattern(c, BLK_HEALED),
+		"blksz %u: bypass: bad block %d reads its data", c->blksz, BLK_HEALED);
+	ktap_ok(message_says("enable", ""), "blksz %u: enable", c->blksz);
+	ktap_ok(status_says("fail_read_on_bad_block verbose"),
+		"blksz %u: status fail_read_on_bad_block", c->blksz);
+	ktap_ok(read_block(c, BLK_HEALED, buf) == EIO && read_block(c, BLK_BAD, buf) == EIO,
+		"blksz %u: enabled: reading a bad block fails with EIO", c->blksz);
+	ktap_ok(block_has_pattern(c, BLK_HEALED - 1) && block_has_pattern(c, BLK_GOOD) &&
+		block_has_pattern(c, 0) && block_has_pattern(c, nblocks - 1),
+		"blksz %u: enabled: good blocks read the data written before", c->blksz);
+}
+
+/* A write heals a bad block, and the log names it. */
+static void config_heal(const struct config *c, void *buf)
+{
+	memset(buf, WRITTEN_BYTE, c->blksz);
+	klog_clear();
+	ktap_ok(write_block(c, BLK_HEALED, buf) == 0,
+		"blksz %u: writing bad block %d succeeds", c->blksz, BLK_HEALED);
+	ktap_ok(logged("block %d removed from badblocklist by write", BLK_HEALED),
+		"blksz %u: the log names block %d", c->blksz, BLK_HEALED);
+	ktap_ok(query_says(BLK_HEALED, false) && count_says(2),
+		"blksz %u: the write removed block %d from the list", c->blksz, BLK_HEALED);
+	memset(buf, 0, c->blksz);
+	ktap_ok(read_block(c, BLK_HEALED, buf) == 0 &&
+		((unsigned char *)buf)[c->blksz - 1] == WRITTEN_BYTE,
+		"blksz %u: block %d reads what was written", c->blksz, BLK_HEALED);
+}
+
+/* Quiet mode silences add/remove/remap lines; "quiet" again ends it. */
+static void config_quiet(const struct config *c, void *buf)
+{
+	char line[64];
+	bool ok;
+
+	ktap_ok(message_says("quiet", ""), "blksz %u: quiet", c->blksz);
+	ktap_ok(status_says("fail_read_on_bad_block quiet"), "blksz %u: status quiet", c->blksz);
+	klog_clear();
+	memset(buf, WRITTEN_BYTE, c->blksz);
+	ok = says("", "addbadblock %d", BLK_QUIET) && write_block(c, BLK_QUIET, buf) == 0 &&
+	     !says("", "removebadblock %d", BLK_QUIET);
+	snprintf(line, sizeof(line), "block %d", BLK_QUIET);
+	ktap_ok(ok && !strstr(klog(), line), "blksz %u: quiet: nothing logged", c->blksz);
+	ktap_ok(message_says("quiet", ""), "blksz %u: quiet again: verbose", c->blksz);
+	klog_clear();
+	ok = says("", "addbadblock %d", BLK_VERBOSE) && write_block(c, BLK_VERBOSE, buf) == 0;
+	ktap_ok(ok && logged("block %d removed from badblocklist by write", BLK_VERBOSE),
+		"blksz %u: verbose again: removal logged", c->blksz);
+}
+
+/* Malformed messages fail and change nothing; the last block is the limit. */
+static void config_bad_messages(const struct config *c, unsigned long long nblocks)
+{
+	static const char *const bad[] = {
+		"addbadblock", "addbadblock x", "addbadblock -1", "addbadblock 5 256",
+		"addbadblock 5 4294967296", "addbadblock 18446744073709551616",
+		"addbadblock 5 1 1", "removebadblock 60 1", "queryblock",
+		"frobnicate", "enable 1", "countbadblocks 1",
+	};
+	char list[64];
+	unsigned int i;
+	bool ok = true;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		ok &= message_fails(bad[i]);
+	ok &= !says("", "addbadblock %llu", nblocks);
+	ok &= says("", "addbadblock %llu", nblocks - 1);
+	ok &= says("", "removebadblock %llu", nblocks - 1);
+	ktap_ok(ok, "blksz %u: malformed messages fail, block %llu is past the end",
+		c->blksz, nblocks);
+	snprintf(list, sizeof(list), "%d\n%d", BLK_BAD, BLK_BAD2);
+	ktap_ok(message_says("listbadblocks", list) && status_says("bypass verbose"),
+		"blksz %u: ... and change nothing", c->blksz);
+}
+
 static void test_config(const struct config *c)
 {
 	unsigned long long nblocks = TARGET_SECTORS / (c->blksz / SECTOR);
-	static const unsigned long long written[] = { 67, 80, 81 };
-	char table[128], want[256], msg[64];
-	void *buf = aligned(c->blksz);
-	bool ok;
+	char table[128], want[256];
+	void *buf;
 
 	printf("# blksz %u, offset %llu\n", c->blksz, c->offset);
 	ktap_ok(write_pattern(), "blksz %u: pattern written over the whole disk", c->blksz);
@@ -320,7 +460,6 @@ static void test_config(const struct config *c)
 		 c->offset, c->blksz);
 	if (!ktap_ok(create(NAME, table) == 0, "blksz %u: create '%s'", c->blksz, table)) {
 		ktap_diag("%s", out);
-		free(buf);
 		return;
 	}
 	snprintf(want, sizeof(want), "0 %llu dust %s %llu %u", TARGET_SECTORS, disk_devno,
@@ -329,118 +468,28 @@ static void test_config(const struct config *c)
 	ktap_ok(status_says("bypass verbose"), "blksz %u: dmsetup status (bypass verbose)",
 		c->blksz);
 
-	/* Adding, listing, counting, querying. */
-	klog_clear();
-	ok = message_says("addbadblock 60", "") && message_says("addbadblock 67", "") &&
-	     message_says("addbadblock 72", "");
-	ktap_ok(ok, "blksz %u: addbadblock 60 67 72", c->blksz);
-	ktap_ok(strstr(klog(), "dust_add_block: badblock added at block 67 with write fail count 0"),
-		"blksz %u: addbadblock is logged", c->blksz);
-	ktap_ok(message_says("listbadblocks", "60\n67\n72"), "blksz %u: listbadblocks", c->blksz);
-	ktap_ok(message_says("countbadblocks", "countbadblocks: 3 badblock(s) found"),
-		"blksz %u: countbadblocks", c->blksz);
-	ktap_ok(message_says("queryblock 67", "dust_query_block: block 67 found in badblocklist") &&
-		message_says("queryblock 68",
-			     "dust_query_block: block 68 not found in badblocklist"),
-		"blksz %u: queryblock", c->blksz);
-	klog_clear();
-	ktap_ok(message_fails("addbadblock 67") && strstr(out, "Invalid argument") &&
-		strstr(klog(), "block 67 already in badblocklist"),
-		"blksz %u: adding a listed block fails with EINVAL", c->blksz);
-	klog_clear();
-	ktap_ok(message_fails("removebadblock 99") && strstr(out, "Invalid argument") &&
-		strstr(klog(), "block 99 not found in badblocklist"),
-		"blksz %u: removing an unlisted block fails with EINVAL", c->blksz);
+	buf = aligned(c->blksz);
+	config_list(c);
+	config_io(c, buf, nblocks);
+	config_heal(c, buf);
+	config_quiet(c, buf);
+	free(buf);
 
-	/* Bypass: bad blocks read fine. */
-	ktap_ok(block_has_pattern(c, 67), "blksz %u: bypass: bad block 67 reads its data",
-		c->blksz);
-
-	/* Enabled: bad blocks fail with EIO, good blocks read their data. */
-	ktap_ok(message_says("enable", ""), "blksz %u: enable", c->blksz);
-	ktap_ok(status_says("fail_read_on_bad_block verbose"),
-		"blksz %u: status fail_read_on_bad_block", c->blksz);
-	ktap_ok(read_block(c, 67, buf) == -EIO && read_block(c, 60, buf) == -EIO,
-		"blksz %u: enabled: reading a bad block fails with EIO", c->blksz);
-	ktap_ok(block_has_pattern(c, 66) && block_has_pattern(c, 68) && block_has_pattern(c, 0) &&
-		block_has_pattern(c, nblocks - 1),
-		"blksz %u: enabled: good blocks read the data written before", c->blksz);
-
-	/* A write heals a bad block, and the log names it. */
-	memset(buf, 0xa5, c->blksz);
-	klog_clear();
-	ktap_ok(write_block(c, 67, buf) == 0, "blksz %u: writing bad block 67 succeeds", c->blksz);
-	ktap_ok(strstr(klog(), "block 67 removed from badblocklist by write"),
-		"blksz %u: the log names block 67", c->blksz);
-	ktap_ok(message_says("queryblock 67",
-			     "dust_query_block: block 67 not found in badblocklist") &&
-		message_says("countbadblocks", "countbadblocks: 2 badblock(s) found"),
-		"blksz %u: the write removed block 67 from the list", c->blksz);
-	memset(buf, 0, c->blksz);
-	ktap_ok(read_block(c, 67, buf) == 0 && ((unsigned char *)buf)[c->blksz - 1] == 0xa5,
-		"blksz %u: block 67 reads what was written", c->blksz);
-
-	/* Quiet mode silences add/remove/remap lines. */
-	ktap_ok(message_says("quiet", ""), "blksz %u: quiet", c->blksz);
-	ktap_ok(status_says("fail_read_on_bad_block quiet"), "blksz %u: status quiet", c->blksz);
-	klog_clear();
-	memset(buf, 0xa5, c->blksz);
-	ok = message_says("addbadblock 80", "") && write_block(c, 80, buf) == 0 &&
-	     message_fails("removebadblock 80");
-	ktap_ok(ok && !strstr(klog(), "block 80"), "blksz %u: quiet: nothing logged", c->blksz);
-	ktap_ok(message_says("quiet", ""), "blksz %u: quiet again: verbose", c->blksz);
-	klog_clear();
-	ok = message_says("addbadblock 81", "") && write_block(c, 81, buf) == 0;
-	ktap_ok(ok && strstr(klog(), "block 81 removed from badblocklist by write"),
-		"blksz %u: verbose again: removal logged", c->blksz);
-
-	/* Disabled: all reads succeed. */
 	ktap_ok(message_says("disable", ""), "blksz %u: disable", c->blksz);
-	ktap_ok(block_has_pattern(c, 60) && block_has_pattern(c, 72),
+	ktap_ok(block_has_pattern(c, BLK_BAD) && block_has_pattern(c, BLK_BAD2),
 		"blksz %u: disabled: bad blocks read their data", c->blksz);
+	config_bad_messages(c, nblocks);
 
-	/* Bad messages fail and change nothing. */
-	{
-		static const char *const bad[] = {
-			"addbadblock", "addbadblock x", "addbadblock -1", "addbadblock 5 256",
-			"addbadblock 5 4294967296", "addbadblock 18446744073709551616",
-			"addbadblock 5 1 1", "removebadblock 60 1", "queryblock",
-			"frobnicate", "enable 1", "countbadblocks 1",
-		};
-		unsigned int i;
-
-		ok = true;
-		for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
-			ok &= message_fails(bad[i]);
-		snprintf(msg, sizeof(msg), "addbadblock %llu", nblocks);
-		ok &= message_fails(msg);
-		snprintf(msg, sizeof(msg), "addbadblock %llu", nblocks - 1);
-		ok &= message_says(msg, "");
-		snprintf(msg, sizeof(msg), "removebadblock %llu", nblocks - 1);
-		ok &= message_says(msg, "");
-		ktap_ok(ok, "blksz %u: malformed messages fail, block %llu is past the end",
-			c->blksz, nblocks);
-		ktap_ok(message_says("listbadblocks", "60\n72") &&
-			status_says("bypass verbose"),
-			"blksz %u: ... and change nothing", c->blksz);
-	}
-
-	/* Clearing. */
 	ktap_ok(message_says("clearbadblocks", "dust_clear_badblocks: badblocks cleared") &&
 		message_says("clearbadblocks", "dust_clear_badblocks: no badblocks found") &&
-		message_says("listbadblocks", "No blocks in badblocklist") &&
-		message_says("countbadblocks", "countbadblocks: 0 badblock(s) found"),
+		message_says("listbadblocks", "No blocks in badblocklist") && count_says(0),
 		"blksz %u: clearbadblocks", c->blksz);
-
-	/* Removal leaves nothing behind. */
 	ktap_ok(dm_remove(NAME) == 0 && !device_exists(NAME) && no_dm_devices() &&
 		access(dust_dev(), F_OK),
 		"blksz %u: dmsetup remove leaves no device", c->blksz);
-
 	ktap_ok(check_disk(c, written, sizeof(written) / sizeof(written[0])),
 		"blksz %u: data integrity: every other sector of the disk still holds the pattern",
 		c->blksz);
-	free(buf);
 }
 
 /*
@@ -481,17 +530,17 @@ static void test_partial_block(unsigned int blksz, unsigned long long offset)
 
 	message_says("enable", "");
 	/* The last sector of the target is in the last block. */
-	ok = dio(dust_dev(), false, len - 1, 1, buf) == -EIO &&
-	     dio(dust_dev(), false, last * spb, 1, buf) == -EIO &&
-	     dio(dust_dev(), false, 0, 1, buf) == -EIO &&
-	     dio(dust_dev(), false, 3 * spb + spb - 1, 1, buf) == -EIO;
+	ok = dio(dust_dev(), false, len - 1, 1, buf) == EIO &&
+	     dio(dust_dev(), false, last * spb, 1, buf) == EIO &&
+	     dio(dust_dev(), false, 0, 1, buf) == EIO &&
+	     dio(dust_dev(), false, 3 * spb + spb - 1, 1, buf) == EIO;
 	ktap_ok(ok, "blksz %u, %llu sectors: reads of the first and last sector of blocks 0, 3 and %llu fail with EIO",
 		blksz, len, last);
 	snprintf(msg, sizeof(msg), "removebadblock %llu", last);
 	message_says(msg, "");
 	snprintf(msg, sizeof(msg), "addbadblock %llu 1", last);
-	memset(buf, 0xa5, SECTOR);
-	ok = message_says(msg, "") && dio(dust_dev(), true, len - 1, 1, buf) == -EIO &&
+	memset(buf, WRITTEN_BYTE, SECTOR);
+	ok = message_says(msg, "") && dio(dust_dev(), true, len - 1, 1, buf) == EIO &&
 	     dio(dust_dev(), true, len - 1, 1, buf) == 0 &&
 	     dio(dust_dev(), false, len - 1, 1, buf) == 0;
 	ktap_ok(ok, "blksz %u, %llu sectors: block %llu fails one write, then a write heals it",
@@ -587,7 +636,7 @@ static void test_fs_flush(void)
 	}
 	mkdir("/mnt", 0755);
 	mkdir(FS_MNT, 0755);
-	if (!ktap_ok(run(mkfs) == 0 &&
+	if (!ktap_ok(cmd(mkfs) == 0 &&
 		     !mount(dust_dev(), FS_MNT, "ext2", 0, NULL) &&
 		     !fs_write_fsync('a'),
 		     "fs flush: ext2 on the dust device, a file written and fsync()ed")) {

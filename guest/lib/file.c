@@ -1,0 +1,97 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Small files, text and the kernel log (file.h). */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/klog.h>
+#include <unistd.h>
+
+#include "file.h"
+
+/* syslog(2) actions. */
+#define KLOG_READ_ALL	3
+#define KLOG_READ_CLEAR	4
+#define KLOG_CLEAR	5
+
+#define CMDLINE_MAX	4096
+
+int file_write(const char *path, const char *text)
+{
+	size_t len = strlen(text);
+	ssize_t n;
+	int fd, err = 0;
+
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return errno;
+	n = write(fd, text, len);
+	if (n < 0)
+		err = errno;
+	else if ((size_t)n != len)
+		err = EIO;
+	if (close(fd) && !err)
+		err = errno;
+	return err;
+}
+
+ssize_t file_read(const char *path, char *buf, size_t size)
+{
+	ssize_t n, len = 0;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return -1;
+	while ((size_t)len < size - 1 &&
+	       (n = read(fd, buf + len, size - 1 - len)) > 0)
+		len += n;
+	close(fd);
+	buf[len] = '\0';
+	return len;
+}
+
+char *chomp(char *s)
+{
+	size_t n = strlen(s);
+
+	while (n && s[n - 1] == '\n')
+		s[--n] = '\0';
+	return s;
+}
+
+char *oneline(char *s)
+{
+	char *p;
+
+	chomp(s);
+	for (p = s; *p; p++)
+		if (*p == '\n' || *p == '\r')
+			*p = '|';
+	return s;
+}
+
+void klog_read(char *buf, size_t size, bool clear)
+{
+	int n = klogctl(clear ? KLOG_READ_CLEAR : KLOG_READ_ALL, buf, size - 1);
+
+	buf[n > 0 ? n : 0] = '\0';
+}
+
+void klog_clear(void)
+{
+	klogctl(KLOG_CLEAR, NULL, 0);
+}
+
+long cmdline_long(const char *key, long def)
+{
+	char buf[CMDLINE_MAX], pat[128], *p;
+
+	if (file_read("/proc/cmdline", buf, sizeof(buf)) <= 0)
+		return def;
+	snprintf(pat, sizeof(pat), "%s=", key);
+	for (p = buf; (p = strstr(p, pat)); p++)
+		if (p == buf || p[-1] == ' ')
+			return strtol(p + strlen(pat), NULL, 10);
+	return def;
+}
