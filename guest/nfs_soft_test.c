@@ -577,7 +577,7 @@ int main(void)
 	err = nfs_net_setup();
 	if (err)
 		ktap_diag("setup: %s", strerror(err));
-	if (!ktap_ok(!err, "two network namespaces linked by veth pairs"))
+	if (!ktap_ok(!err, NFS_NET_CASE))
 		return ktap_finish();
 	if (!ktap_ok(nfs_server_setup(false),
 		     "nfsd, rpc.mountd and rpcbind serve " NFS_EXPORT)) {

@@ -629,7 +629,7 @@ int main(void)
 	ktap_begin();
 	mkdir("/mnt", 0755);
 	err = nfs_net_setup();
-	if (!ktap_ok(!err, "two network namespaces linked by veth pairs")) {
+	if (!ktap_ok(!err, NFS_NET_CASE)) {
 		ktap_diag("setup: %s", strerror(err));
 		return ktap_finish();
 	}

@@ -37,6 +37,9 @@
 /* Does this kernel have the NFS client and server? */
 bool nfs_available(void);
 
+/* The KTAP case of nfs_net_setup(), the same in every test. */
+#define NFS_NET_CASE	"two network namespaces linked by veth pairs"
+
 /* Make the client namespaces and their links: 0 or errno. */
 int nfs_net_setup(void);
 /* Cut (or restore) client @c's link at the server's end. */
