@@ -179,6 +179,13 @@ static int cg_move(const char *cg, pid_t pid)
 	return cg_write(cg, "cgroup.procs", buf);
 }
 
+/* Kill child @pid (if there is one) and reap it, bounded. */
+static void reap(pid_t pid)
+{
+	if (pid > 0)
+		proc_kill(pid);
+}
+
 /* A child that burns CPU until killed, moved into @cg. */
 static pid_t spawn_busy(const char *cg)
 {
@@ -191,8 +198,7 @@ static pid_t spawn_busy(const char *cg)
 	}
 	if (pid > 0 && cg_move(cg, pid)) {
 		ktap_diag("move %d to %s failed", pid, cg);
-		kill(pid, SIGKILL);
-		waitpid(pid, NULL, 0);
+		reap(pid);
 		return -1;
 	}
 	return pid;
@@ -214,8 +220,7 @@ static pid_t spawn_forker(const char *cg)
 		}
 	}
 	if (pid > 0 && cg_move(cg, pid)) {
-		kill(pid, SIGKILL);
-		waitpid(pid, NULL, 0);
+		reap(pid);
 		return -1;
 	}
 	return pid;
@@ -246,13 +251,6 @@ static bool runs(pid_t pid)
 	return cputime(pid) > before;
 }
 
-static void reap(pid_t pid)
-{
-	if (pid > 0) {
-		kill(pid, SIGKILL);
-		waitpid(pid, NULL, 0);
-	}
-}
 
 /* ---- cases ---- */
 
