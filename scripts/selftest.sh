@@ -88,8 +88,9 @@ t_make_unknown_arch() {
 }
 
 # Adding an architecture is one file in qemu_configs/ (README): with a
-# copy of x86_64's table renamed to riscv64 beside the real ones, every
-# script takes ARCH=riscv64 and reads its facts from the new file.
+# copy of x86_64's table renamed to riscv64, every fact the boot uses
+# changed, beside the real ones, every script takes ARCH=riscv64 and
+# reads its facts from the new file.
 t_new_arch() {
 	local dir=$WORK/qemu_configs boot
 	mkdir -p "$dir"
@@ -98,6 +99,10 @@ t_new_arch() {
 	    -e "s/'cross_compile': ''/'cross_compile': 'riscv64-linux-gnu-'/" \
 	    -e "s/'qemu_arch': 'x86_64'/'qemu_arch': 'riscv64'/" \
 	    -e "s/'gate_variant': ''/'gate_variant': 'debug'/" \
+	    -e "s|'arch/x86/boot/bzImage'|'arch/riscv/boot/Image'|" \
+	    -e "s/'console': 'ttyS0'/'console': 'ttyS9'/" \
+	    -e "s/'virtio': 'pci'/'virtio': 'mmio'/" \
+	    -e "s/'system_args': 'acpi=off'/'system_args': 'riscv_only=1'/" \
 	    "$REPO/qemu_configs/x86_64.py" > "$dir/riscv64.py"
 	export KUNIT52_QEMU_CONFIGS=$dir
 	[[ $("$REPO/scripts/arch.py" --list | tr '\n' ' ') == "arm64 riscv64 x86_64 " ]]
@@ -112,9 +117,10 @@ t_new_arch() {
 	boot=$(KUNIT52_VARIANT=debug "$REPO/scripts/system.sh" --print riscv64)
 	echo "$boot"
 	[[ $boot == "qemu-system-riscv64 -accel tcg -smp 2 -m 1024 "* ]]
-	[[ $boot == *" -device virtio-blk-pci"* ]]
-	[[ $boot == *"build/riscv64-debug/arch/x86/boot/bzImage "* ]]
-	[[ $boot == *"console=ttyS0\ panic=-1"*"acpi=off"* ]]
+	[[ $boot == *" -device virtio-blk-device"* ]]
+	[[ $boot == *"build/riscv64-debug/arch/riscv/boot/Image "* ]]
+	[[ $boot == *"console=ttyS9\ panic=-1"*"riscv_only=1"* ]]
+	[[ $boot != *"acpi=off"* ]]
 }
 
 # ccache_env CACHE_DIR [MIN_FREE_KB]: in a subshell, print the warning
