@@ -10,7 +10,6 @@
  * Every wait is bounded and says what it waited for.  Prints KTAP.
  */
 #define _GNU_SOURCE
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -26,12 +25,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "cgroup.h"
 #include "file.h"
 #include "ktap.h"
 #include "proc.h"
 #include "wait.h"
 
-#define ROOT		"/sys/fs/cgroup"
+#define ROOT		CG_ROOT
 #define BASE		ROOT "/kunit52-freezer"
 /* Every wait for the kernel to act is bounded by this, in seconds. */
 #define TIMEOUT		10.0
@@ -51,24 +51,6 @@
 #define STORM_WARMUP	0.2
 /* How long each child of a fork storm lives, in seconds. */
 #define STORM_CHILD_LIFE	0.02
-
-/* Write @val to @cg/@file: 0 or errno. */
-static int cg_write(const char *cg, const char *file, const char *val)
-{
-	char path[256];
-
-	snprintf(path, sizeof(path), "%s/%s", cg, file);
-	return file_write(path, val);
-}
-
-/* Read @cg/@file into @buf: 0 or errno. */
-static int cg_read(const char *cg, const char *file, char *buf, size_t size)
-{
-	char path[256];
-
-	snprintf(path, sizeof(path), "%s/%s", cg, file);
-	return file_read(path, buf, size) < 0 ? errno : 0;
-}
 
 /* The "frozen" field of cgroup.events, or -1. */
 static int cg_frozen(const char *cg)
@@ -125,58 +107,6 @@ static int cg_count_procs(const char *cg)
 	for (p = buf; *p; p++)
 		n += *p == '\n';
 	return n;
-}
-
-/* @cg is removed, once its killed processes are gone (reaped here). */
-static enum wait_result removed(void *arg)
-{
-	if (!rmdir(arg))
-		return WAIT_DONE;
-	if (errno != EBUSY)
-		return WAIT_FAILED;
-	while (waitpid(-1, NULL, WNOHANG) > 0)
-		;
-	return WAIT_AGAIN;
-}
-
-/* Kill everything in @cg and below, then remove them all. */
-static void cg_destroy(const char *cg)
-{
-	char sub[512], what[320];
-	struct dirent *de;
-	DIR *d;
-
-	d = opendir(cg);
-	if (!d)
-		return;
-	while ((de = readdir(d))) {
-		if (de->d_type != DT_DIR || de->d_name[0] == '.')
-			continue;
-		snprintf(sub, sizeof(sub), "%s/%s", cg, de->d_name);
-		cg_destroy(sub);
-	}
-	closedir(d);
-	cg_write(cg, "cgroup.kill", "1");
-	snprintf(what, sizeof(what), "%s to be removed", cg);
-	if (!wait_until(removed, (void *)cg, TIMEOUT, POLL, what) && !access(cg, F_OK))
-		ktap_diag("could not remove %s: %s", cg, strerror(errno));
-}
-
-static bool cg_create(const char *cg)
-{
-	if (mkdir(cg, 0755)) {
-		ktap_diag("mkdir %s: %s", cg, strerror(errno));
-		return false;
-	}
-	return true;
-}
-
-static int cg_move(const char *cg, pid_t pid)
-{
-	char buf[16];
-
-	snprintf(buf, sizeof(buf), "%d", pid);
-	return cg_write(cg, "cgroup.procs", buf);
 }
 
 /* Kill child @pid (if there is one) and reap it, bounded. */

@@ -24,6 +24,10 @@ KUNIT52_ARCH fields:
   system_args     kernel arguments for the full-system boots
   gate_variant    the kernel configuration "make test" runs this arch's
                   tests on: "" (plain) or "debug" (hardened)
+  extra_boots     (optional) short boots beside the full-system one, each
+                  running one guest test under other QEMU or kernel
+                  arguments (e.g. another CPU model): a list of dicts with
+                  name, test (the program), qemu (a list) and args
 
 Usage:
   arch.py --list                 the architectures, one per line
@@ -32,6 +36,10 @@ Usage:
   arch.py ARCH system-qemu KERNEL INITRD SCRATCH KTAP
                                  the full-system boot's QEMU command
                                  line, one argument per line
+  arch.py ARCH extra-boots       the extra boots' names, one per line
+  arch.py ARCH extra-boot NAME FIELD
+                                 a field of one (test, args; qemu: one
+                                 argument per line)
 
 KUNIT52_QEMU_CONFIGS names another directory of qemu_configs (self-tests).
 Unknown ARCH or FIELD: one line on stderr, exit 2.
@@ -109,6 +117,28 @@ def field(table, name):
 	return table[name]
 
 
+EXTRA_BOOT_FIELDS = ('name', 'test', 'qemu', 'args')
+
+
+def extra_boots(table):
+	boots = table.get('extra_boots', [])
+	for boot in boots:
+		missing = [f for f in EXTRA_BOOT_FIELDS if f not in boot]
+		if missing:
+			die(f"extra boot {boot.get('name', '?')} lacks {', '.join(missing)}")
+	return boots
+
+
+def extra_boot(table, name, what):
+	for boot in extra_boots(table):
+		if boot['name'] == name:
+			if what not in EXTRA_BOOT_FIELDS:
+				die(f"unknown extra boot field '{what}' (fields: {' '.join(EXTRA_BOOT_FIELDS)})")
+			return boot[what]
+	die(f"unknown extra boot '{name}'")
+	return None
+
+
 def system_qemu(table, kernel, initrd, scratch, ktap):
 	"""QEMU for a full-system boot: the machine kunit.py boots, plus a
 	scratch disk and a second console for KTAP."""
@@ -127,14 +157,23 @@ def main(argv):
 	if argv == ['--list']:
 		print('\n'.join(arches()))
 		return 0
-	if len(argv) == 2:
+	if len(argv) == 2 and argv[1] != 'extra-boots':
 		value = field(load(argv[0]), argv[1])
+		print('\n'.join(value) if isinstance(value, list) else value)
+		return 0
+	if len(argv) == 2 and argv[1] == 'extra-boots':
+		for boot in extra_boots(load(argv[0])):
+			print(boot['name'])
+		return 0
+	if len(argv) == 4 and argv[1] == 'extra-boot':
+		value = extra_boot(load(argv[0]), argv[2], argv[3])
 		print('\n'.join(value) if isinstance(value, list) else value)
 		return 0
 	if len(argv) == 6 and argv[1] == 'system-qemu':
 		print('\n'.join(system_qemu(load(argv[0]), *argv[2:])))
 		return 0
-	die('usage: arch.py --list | ARCH FIELD | ARCH system-qemu KERNEL INITRD SCRATCH KTAP')
+	die('usage: arch.py --list | ARCH FIELD | ARCH system-qemu KERNEL INITRD SCRATCH KTAP'
+	    ' | ARCH extra-boots | ARCH extra-boot NAME FIELD')
 	return 2
 
 

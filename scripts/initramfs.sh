@@ -9,7 +9,8 @@
 # libraries they link) from Debian packages for ARCH, unpacked with
 # "dpkg -x" (nothing is installed on the host), our /init, our guest
 # test programs (guest/*_test.c, linked with guest/lib) and the kernel's own selftests
-# listed in SELFTESTS (from the prepared tree), all built static for ARCH.
+# listed in SELFTESTS (from the prepared tree), all built static for ARCH,
+# and the script selftests of SELFTEST_SCRIPTS with our wrappers.
 set -euo pipefail
 # shellcheck source=scripts/lib.sh
 source "$(dirname "$0")/lib.sh"
@@ -36,6 +37,10 @@ GUEST_FILES=(etc/netconfig etc/rpc etc/services etc/protocols)
 # tools/testing/selftests.  They keep their names (test_freezer looks for
 # "(test_freezer)" in /proc/PID/stat).
 SELFTESTS=("test_freezer: cgroup/test_freezer.c cgroup/cgroup_util.c")
+# Kernel selftests that are scripts: "name: directory" under
+# tools/testing/selftests.  The directory is copied to /selftests, and
+# guest/NAME, our wrapper that names the cases to run, is the test.
+SELFTEST_SCRIPTS=("ftracetest_errlog: ftrace")
 
 # Downloaded packages, shared by every clone on the machine (the
 # compiler cache's neighbour), or build/debs if that cannot be made.
@@ -178,6 +183,18 @@ build_selftests() {
 	done
 }
 
+copy_selftest_scripts() {
+	local out=$1 root=$2 st name dir src=$TREE/tools/testing/selftests
+	for st in "${SELFTEST_SCRIPTS[@]}"; do
+		name=${st%%:*}
+		dir=${st#*: }
+		[[ -d "$src/$dir" ]] || die "no selftest directory $src/$dir (run: make prepare)"
+		mkdir -p "$root/selftests"
+		cp -r "$src/$dir" "$root/selftests/$dir"
+		install -m 0755 "$REPO/guest/$name" "$out/$name"
+	done
+}
+
 # Test modules of this build (the bench variant builds test_vmalloc.ko).
 copy_modules() {
 	local ko
@@ -209,6 +226,7 @@ main() {
 	install -m 0755 "$REPO/guest/init" "$root/init"
 	build_guest_tests "$arch" "$root/tests" "$stage/guest-lib"
 	build_selftests "$arch" "$root/tests"
+	copy_selftest_scripts "$root/tests" "$root"
 	copy_modules "$arch" "$root"
 	(cd "$root" && find . -print0 | LC_ALL=C sort -z |
 		cpio -o -0 -H newc --quiet -R 0:0) | gzip -1 > "$sys/initramfs.cpio.gz"

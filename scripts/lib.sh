@@ -159,4 +159,4 @@ ccache_summary() {
 # Console lines that mean the kernel reported a bug: panics, oopses,
 # WARN()s and the reports of KASAN, UBSAN, KFENCE, lockdep, kmemleak,
 # DEBUG_LIST and DEBUG_OBJECTS (the last two report through WARN or BUG).
-export KUNIT52_REPORT_RE='Kernel panic|Oops|WARNING:|BUG:|KASAN:|UBSAN:|KFENCE:|unreferenced object|suspected memory leak|possible recursive locking|possible circular locking|inconsistent lock state|INFO: task .* blocked|Unable to handle kernel|general protection fault'
+export KUNIT52_REPORT_RE='Kernel panic|Oops|(^|\] )WARNING:|BUG:|KASAN:|UBSAN:|KFENCE:|unreferenced object|suspected memory leak|possible recursive locking|possible circular locking|inconsistent lock state|INFO: task .* blocked|Unable to handle kernel|general protection fault'

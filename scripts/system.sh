@@ -25,6 +25,11 @@ set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 
 BOOT_TIMEOUT=${KUNIT52_SYSTEM_TIMEOUT:-900}
+# An extra boot runs one short test: its time limit, in seconds.
+EXTRA_BOOT_TIMEOUT=${KUNIT52_EXTRA_BOOT_TIMEOUT:-180}
+# Kernel arguments that guest tests rely on: slab_allocators_test reads
+# the call sites of "filp" objects (alloc_traces, free_traces in debugfs).
+GUEST_ARGS="slab_debug=U,filp"
 # Extra kernel arguments (harness self-tests use kunit52.inject=...).
 EXTRA_ARGS=${KUNIT52_SYSTEM_ARGS:-}
 
@@ -44,12 +49,12 @@ kunit_enable() {
 }
 
 # QEMU command line for ARCH, without the kernel arguments: the machine
-# of ARCH's table (the one kunit.py boots), a scratch disk and a console
-# for KTAP (scripts/arch.py, system-qemu).
+# of ARCH's table (the one kunit.py boots), the initramfs of SYS, a
+# scratch disk and a console for KTAP (scripts/arch.py, system-qemu).
 qemu_cmd() {
-	local arch=$1 sys=$2 ktap=$3
+	local arch=$1 sys=$2 ktap=$3 scratch=${4:-$2/scratch.img}
 	"$REPO/scripts/arch.py" "$arch" system-qemu "$(kernel_image "$arch")" \
-		"$sys/initramfs.cpio.gz" "$sys/scratch.img" "$ktap"
+		"$sys/initramfs.cpio.gz" "$scratch" "$ktap"
 }
 
 # Kernel arguments for ARCH: its console and system_args (table), then
@@ -60,7 +65,7 @@ qemu_cmd() {
 # starved nfsdcld_test's sqlite3 past its 30 s limit (measured on arm64).
 kernel_args() {
 	local arch=$1 glob=$2 args sys_args
-	args="console=$(arch_fact "$arch" console) panic=-1 oops=panic kunit.enable=$(kunit_enable)"
+	args="console=$(arch_fact "$arch" console) panic=-1 oops=panic kunit.enable=$(kunit_enable) $GUEST_ARGS"
 	sys_args=$(arch_fact "$arch" system_args)
 	args+=${sys_args:+ $sys_args}
 	if [[ $(kunit_enable) == 1 ]]; then
@@ -76,8 +81,12 @@ prepare_boot() {
 	[[ -f "$(kernel_image "$arch")" ]] ||
 		die "no $arch kernel in $(build_dir "$arch") (run: make kunit ARCH=$arch${KUNIT52_VARIANT:+ VARIANT=$KUNIT52_VARIANT})"
 	"$REPO/scripts/initramfs.sh" "$arch" "$sys"
-	rm -f "$sys/scratch.img"
-	truncate -s 64M "$sys/scratch.img"
+}
+
+# A fresh 64 MiB scratch disk in FILE.
+fresh_scratch() {
+	rm -f "$1"
+	truncate -s 64M "$1"
 }
 
 # Decide the run from the logs; record the results; non-zero on failure.
@@ -110,9 +119,44 @@ judge() {
 	return "$failed"
 }
 
+# boot ARCH DIR LABEL TIMEOUT GLOB KERNEL_ARGS QEMU_ARG...: one boot of
+# the initramfs in SYS (the run's system dir) with its files in DIR
+# (a fresh scratch disk, console.log, ktap.log); judged as LABEL.
+boot() {
+	local arch=$1 sys=$2 dir=$3 label=$4 limit=$5 glob=$6 args=$7 rc=0
+	local -a qemu
+	shift 7
+	mkdir -p "$dir"
+	fresh_scratch "$dir/scratch.img"
+	: > "$dir/ktap.log"
+	mapfile -t qemu < <(qemu_cmd "$arch" "$sys" "$dir/ktap.log" "$dir/scratch.img")
+	timeout -k 10 "$limit" "${qemu[@]}" "$@" \
+		-append "$(kernel_args "$arch" "$glob")${args:+ $args}" \
+		< /dev/null > "$dir/console.log" 2>&1 || rc=$?
+	BOOT_TIMEOUT=$limit judge "$label" "$dir" "$rc"
+}
+
+# The extra boots of ARCH's table whose test matches GLOB, after the
+# full-system boot, with its kernel and initramfs: each runs its one test
+# under its own QEMU and kernel arguments (another CPU model, say).
+run_extra_boots() {
+	local arch=$1 glob=$2 sys=$3 label=$4 name test args failed=0
+	local -a qemu
+	while read -r name; do
+		test=$("$REPO/scripts/arch.py" "$arch" extra-boot "$name" test)
+		# shellcheck disable=SC2053 # glob match is the point
+		[[ "$test" == $glob ]] || continue
+		args=$("$REPO/scripts/arch.py" "$arch" extra-boot "$name" args)
+		mapfile -t qemu < <("$REPO/scripts/arch.py" "$arch" extra-boot "$name" qemu)
+		info "extra boot $label/$name: $test with ${qemu[*]} ${args:-(no arguments)}"
+		boot "$arch" "$sys" "$sys/$name" "$label/$name" "$EXTRA_BOOT_TIMEOUT" \
+			"$test" "$args" "${qemu[@]}" || failed=1
+	done < <("$REPO/scripts/arch.py" "$arch" extra-boots)
+	return "$failed"
+}
+
 run_tests() {
 	local arch=$1 glob=$2 sys label rc=0
-	local -a qemu
 	sys=$(system_dir "$arch")
 	label=$(basename "$(build_dir "$arch")")
 	mkdir -p "$sys"
@@ -121,12 +165,10 @@ run_tests() {
 		: > "$KUNIT52_RESULTS"
 	fi
 	prepare_boot "$arch" "$sys"
-	: > "$sys/ktap.log"
-	mapfile -t qemu < <(qemu_cmd "$arch" "$sys" "$sys/ktap.log")
 	info "booting $arch with tests '$glob' (console: $sys/console.log)"
-	timeout -k 10 "$BOOT_TIMEOUT" "${qemu[@]}" -append "$(kernel_args "$arch" "$glob")" \
-		< /dev/null > "$sys/console.log" 2>&1 || rc=$?
-	judge "$label" "$sys" "$rc"
+	boot "$arch" "$sys" "$sys" "$label" "$BOOT_TIMEOUT" "$glob" "" || rc=1
+	run_extra_boots "$arch" "$glob" "$sys" "$label" || rc=1
+	return "$rc"
 }
 
 shell() {
@@ -135,9 +177,10 @@ shell() {
 	sys=$(system_dir "$arch")
 	mkdir -p "$sys"
 	prepare_boot "$arch" "$sys"
+	fresh_scratch "$sys/scratch.img"
 	mapfile -t qemu < <(qemu_cmd "$arch" "$sys" "$sys/ktap.log")
 	info "interactive $arch guest: tests in /tests, scratch disk /dev/vda; 'reboot -f' or Ctrl-A X to leave"
-	exec "${qemu[@]}" -append "console=$(arch_fact "$arch" console) panic=-1 kunit.enable=0 $(arch_fact "$arch" system_args) kunit52.mode=shell"
+	exec "${qemu[@]}" -append "console=$(arch_fact "$arch" console) panic=-1 kunit.enable=0 $GUEST_ARGS $(arch_fact "$arch" system_args) kunit52.mode=shell"
 }
 
 # The command line run_tests would run, quoted, on one line.

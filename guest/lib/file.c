@@ -19,11 +19,16 @@
 
 int file_write(const char *path, const char *text)
 {
+	return file_write_flags(path, text, O_CREAT | O_TRUNC);
+}
+
+int file_write_flags(const char *path, const char *text, int flags)
+{
 	size_t len = strlen(text);
 	ssize_t n;
 	int fd, err = 0;
 
-	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	fd = open(path, O_WRONLY | O_CLOEXEC | flags, 0644);
 	if (fd < 0)
 		return errno;
 	n = write(fd, text, len);

@@ -63,6 +63,26 @@ int proc_exit_code(int status)
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
+int proc_call(int (*fn)(void *arg), void *arg, double limit, const char *what)
+{
+	int status;
+	pid_t pid;
+
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		int rc = fn(arg);
+
+		fflush(NULL);
+		_exit(rc);
+	}
+	if (proc_wait_or_kill(pid, limit, &status, what))
+		return -1;
+	return proc_exit_code(status);
+}
+
 int run(double limit, const char *const argv[], char *out, size_t size)
 {
 	char path[] = "/tmp/kunit52-run-XXXXXX", what[128];

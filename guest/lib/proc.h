@@ -30,6 +30,14 @@ int proc_wait_or_kill(pid_t pid, double limit, int *status, const char *what);
 int proc_exit_code(int status);
 
 /*
+ * Run @fn(@arg) in a child process with a time limit: its return value
+ * (0..255, e.g. an errno), 128 + the signal that killed it, or -1 if it
+ * could not start or ran out of time (it is then killed; @what says
+ * what was waited for).  For cases that change the child's credentials.
+ */
+int proc_call(int (*fn)(void *arg), void *arg, double limit, const char *what);
+
+/*
  * Run argv (searched in PATH) with a time limit, its stdout and stderr
  * in @out (without trailing newlines).  Returns its exit code (128 +
  * signal if it died), or -1 if it could not run or ran out of time (it
