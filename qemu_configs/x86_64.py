@@ -5,6 +5,14 @@
 # panic ends the run at once.
 from ..qemu_config import QemuArchParams
 
+
+
+def _mds_boot(name, cpu, args):
+	"""An extra boot that runs mds_test alone on QEMU CPU model @cpu."""
+	return {'name': name, 'test': 'mds_test', 'qemu': ['-cpu', cpu],
+		'args': args}
+
+
 KUNIT52_ARCH = {
 	'debian_arch': 'amd64',
 	'gnu_triplet': 'x86_64-linux-gnu',
@@ -30,20 +38,13 @@ KUNIT52_ARCH = {
 	# md-clear (TCG cannot offer it); Skylake-Client is also affected by
 	# MMIO Stale Data, whose buffer clearing overrides mds=off.
 	'extra_boots': [
-		{'name': 'mds-kvm64', 'test': 'mds_test',
-		 'qemu': ['-cpu', 'kvm64'], 'args': ''},
-		{'name': 'mds-kvm64-off', 'test': 'mds_test',
-		 'qemu': ['-cpu', 'kvm64'], 'args': 'mds=off'},
-		{'name': 'mds-kvm64-nosmt', 'test': 'mds_test',
-		 'qemu': ['-cpu', 'kvm64'],
-		 'args': 'mds=full,nosmt'},
-		{'name': 'mds-kvm64-unknown', 'test': 'mds_test',
-		 'qemu': ['-cpu', 'kvm64'], 'args': 'mds=bogus'},
-		{'name': 'mds-skylake-off', 'test': 'mds_test',
-		 'qemu': ['-cpu', 'Skylake-Client'], 'args': 'mds=off'},
-		{'name': 'mds-skylake-all-off', 'test': 'mds_test',
-		 'qemu': ['-cpu', 'Skylake-Client'],
-		 'args': 'mds=off mmio_stale_data=off'},
+		_mds_boot('mds-kvm64', 'kvm64', ''),
+		_mds_boot('mds-kvm64-off', 'kvm64', 'mds=off'),
+		_mds_boot('mds-kvm64-nosmt', 'kvm64', 'mds=full,nosmt'),
+		_mds_boot('mds-kvm64-unknown', 'kvm64', 'mds=bogus'),
+		_mds_boot('mds-skylake-off', 'Skylake-Client', 'mds=off'),
+		_mds_boot('mds-skylake-all-off', 'Skylake-Client',
+			  'mds=off mmio_stale_data=off'),
 	],
 }
 
