@@ -105,8 +105,9 @@ static const struct psi_trigger_case psi_trigger_cases[] = {
 
 static void psi_trigger_case_desc(const struct psi_trigger_case *c, char *desc)
 {
-	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "%s: \"%s\"%s", c->desc, c->buf,
-		 c->privileged ? "" : ", unprivileged");
+	/* %pEs: a newline in the string must not end the KTAP line. */
+	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "%s: \"%*pEs\"%s", c->desc,
+		 (int)strlen(c->buf), c->buf, c->privileged ? "" : ", unprivileged");
 }
 
 KUNIT_ARRAY_PARAM(psi_trigger, psi_trigger_cases, psi_trigger_case_desc);
