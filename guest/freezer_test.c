@@ -52,17 +52,6 @@
 /* How long each child of a fork storm lives, in seconds. */
 #define STORM_CHILD_LIFE	0.02
 
-/* The "frozen" field of cgroup.events, or -1. */
-static int cg_frozen(const char *cg)
-{
-	char buf[128], *p;
-
-	if (cg_read(cg, "cgroup.events", buf, sizeof(buf)))
-		return -1;
-	p = strstr(buf, "frozen ");
-	return p ? atoi(p + 7) : -1;
-}
-
 static int cg_freeze_file(const char *cg)
 {
 	char buf[16];

@@ -23,7 +23,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -32,6 +31,7 @@
 #include "cred.h"
 #include "file.h"
 #include "ktap.h"
+#include "pressure.h"
 #include "proc.h"
 #include "wait.h"
 
@@ -57,9 +57,6 @@
 
 /* cpu pressure: a busy task allowed 10% of one CPU. */
 #define CPU_MAX		"10000 100000"
-/* memory pressure: a task touching MEM_TOUCH bytes above MEM_HIGH. */
-#define MEM_HIGH	"16M"
-#define MEM_TOUCH	(64L << 20)
 /* io pressure: O_DIRECT reads of this size from the scratch disk. */
 #define IO_BLOCK	4096
 #define IO_SPAN		(64L << 20)
@@ -78,22 +75,6 @@ static void press_cpu(void)
 {
 	for (;;)
 		;
-}
-
-static void press_memory(void)
-{
-	long page = sysconf(_SC_PAGESIZE), i;
-
-	for (;;) {
-		char *p = mmap(NULL, MEM_TOUCH, PROT_READ | PROT_WRITE,
-			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-
-		if (p == MAP_FAILED)
-			_exit(errno);
-		for (i = 0; i < MEM_TOUCH; i += page)
-			p[i] = 1;
-		munmap(p, MEM_TOUCH);
-	}
 }
 
 static void press_io(void)
@@ -116,7 +97,7 @@ static void press_io(void)
 
 static const struct resource resources[] = {
 	{ "cpu", "cpu.max", CPU_MAX, press_cpu },
-	{ "memory", "memory.high", MEM_HIGH, press_memory },
+	{ "memory", "memory.high", PRESSURE_MEM_HIGH, pressure_memory },
 	{ "io", NULL, NULL, press_io },
 };
 
@@ -545,11 +526,62 @@ static bool enable_controllers(void)
 	return !err;
 }
 
+/* Files a cgroup has only while PSI is on (cgroup_psi_files). */
+static const char *const cgroup_psi_files[] = {
+	"cpu.pressure", "memory.pressure", "io.pressure", "cgroup.pressure",
+};
+
+#define N_CG_PSI_FILES	(sizeof(cgroup_psi_files) / sizeof(cgroup_psi_files[0]))
+
+/* Is @file of @cg absent (ENOENT)?  A diagnostic if not. */
+static bool cg_file_absent(const char *cg, const char *file)
+{
+	char path[256];
+
+	snprintf(path, sizeof(path), "%s/%s", cg, file);
+	if (access(path, F_OK) == 0 || errno != ENOENT) {
+		ktap_diag("%s: %s", path, errno ? strerror(errno) : "present");
+		return false;
+	}
+	return true;
+}
+
+/*
+ * Booted with psi=0 (kernel-parameters.txt: "Enable or disable pressure
+ * stall information tracking"): /proc/pressure is never made, and no
+ * cgroup, the root or a new one, gets a pressure file to set a trigger on.
+ */
+static void test_psi_disabled(void)
+{
+	const char *cg = CG_PREFIX "off";
+	bool root = true, child = true;
+	size_t i;
+
+	errno = 0;
+	ktap_ok(access(PROC_PRESSURE, F_OK) && errno == ENOENT,
+		"psi_off_proc_pressure_absent");
+	for (i = 0; i < N_CG_PSI_FILES; i++)
+		root = cg_file_absent(CG_ROOT, cgroup_psi_files[i]) && root;
+	ktap_ok(root, "psi_off_root_cgroup_pressure_files_absent");
+	if (!cg_create(cg)) {
+		ktap_ok(false, "psi_off_new_cgroup_pressure_files_absent");
+		return;
+	}
+	for (i = 0; i < N_CG_PSI_FILES; i++)
+		child = cg_file_absent(cg, cgroup_psi_files[i]) && child;
+	ktap_ok(child, "psi_off_new_cgroup_pressure_files_absent");
+	cg_destroy(cg);
+}
+
 int main(void)
 {
 	size_t i;
 
 	ktap_begin();
+	if (cmdline_long("psi", 1) == 0) {
+		test_psi_disabled();
+		return ktap_finish();
+	}
 	if (access(PROC_PRESSURE "/memory", F_OK)) {
 		ktap_diag(PROC_PRESSURE ": %s (CONFIG_PSI, psi=1?)", strerror(errno));
 		ktap_ok(false, "psi_files_present");

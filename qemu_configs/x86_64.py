@@ -36,7 +36,8 @@ KUNIT52_ARCH = {
 	# CPU models that differ in it: the default qemu64 (AMD: not
 	# affected) is the full-system boot; kvm64 is an Intel CPU without
 	# md-clear (TCG cannot offer it); Skylake-Client is also affected by
-	# MMIO Stale Data, whose buffer clearing overrides mds=off.
+	# MMIO Stale Data, whose buffer clearing overrides mds=off.  One more
+	# boot has PSI off.
 	'extra_boots': [
 		_mds_boot('mds-kvm64', 'kvm64', ''),
 		_mds_boot('mds-kvm64-off', 'kvm64', 'mds=off'),
@@ -45,6 +46,9 @@ KUNIT52_ARCH = {
 		_mds_boot('mds-skylake-off', 'Skylake-Client', 'mds=off'),
 		_mds_boot('mds-skylake-all-off', 'Skylake-Client',
 			  'mds=off mmio_stale_data=off'),
+		# psi=0: no pressure files anywhere (psi_test's psi_off cases).
+		{'name': 'psi-off', 'test': 'psi_test', 'qemu': [],
+		 'args': 'psi=0'},
 	],
 }
 

@@ -153,21 +153,28 @@ def system_qemu(table, kernel, initrd, scratch, ktap):
 		 '-nographic', '-no-reboot', '-kernel', kernel, '-initrd', initrd])
 
 
+def show(value):
+	"""A field on stdout: a list one item a line (nothing if empty)."""
+	if isinstance(value, list):
+		for item in value:
+			print(item)
+	else:
+		print(value)
+
+
 def main(argv):
 	if argv == ['--list']:
 		print('\n'.join(arches()))
 		return 0
 	if len(argv) == 2 and argv[1] != 'extra-boots':
-		value = field(load(argv[0]), argv[1])
-		print('\n'.join(value) if isinstance(value, list) else value)
+		show(field(load(argv[0]), argv[1]))
 		return 0
 	if len(argv) == 2 and argv[1] == 'extra-boots':
 		for boot in extra_boots(load(argv[0])):
 			print(boot['name'])
 		return 0
 	if len(argv) == 4 and argv[1] == 'extra-boot':
-		value = extra_boot(load(argv[0]), argv[2], argv[3])
-		print('\n'.join(value) if isinstance(value, list) else value)
+		show(extra_boot(load(argv[0]), argv[2], argv[3]))
 		return 0
 	if len(argv) == 6 and argv[1] == 'system-qemu':
 		print('\n'.join(system_qemu(load(argv[0]), *argv[2:])))

@@ -17,7 +17,7 @@ source "$(dirname "$0")/lib.sh"
 
 # Debian packages whose files the guest uses; libraries are found by
 # following each program's DT_NEEDED entries through these.
-GUEST_DEBS=(busybox-static dmsetup libdevmapper1.02.1 libc6 libselinux1 libudev1
+GUEST_DEBS=(busybox-static coreutils dmsetup libdevmapper1.02.1 libc6 libselinux1 libudev1
 	    libpcre2-8-0 libcap2
 	    nfs-kernel-server nfs-common rpcbind sqlite3 libtirpc3 libwrap0 libnsl2
 	    libblkid1 libuuid1 libevent-core-2.1-7 libsqlite3-0 libsystemd0
@@ -26,8 +26,10 @@ GUEST_DEBS=(busybox-static dmsetup libdevmapper1.02.1 libc6 libselinux1 libudev1
 	    libkeyutils1 libreadline8 libtinfo6 zlib1g)
 # Architecture-independent packages (configuration files).
 GUEST_DEBS_ALL=(netbase libtirpc-common)
-# Programs copied from the packages, with their libraries.
-GUEST_TOOLS=(sbin/dmsetup
+# Programs copied from the packages, with their libraries.  coreutils'
+# dd prints what dm-dust.rst shows (busybox's differs), and goes in /bin
+# before /init links busybox's applets there.
+GUEST_TOOLS=(sbin/dmsetup bin/dd
 	     usr/sbin/rpc.nfsd usr/sbin/rpc.mountd usr/sbin/exportfs
 	     usr/sbin/nfsdcld sbin/rpcbind usr/bin/sqlite3)
 # Plain files copied from the packages: libtirpc's transports, RPC
@@ -41,6 +43,14 @@ SELFTESTS=("test_freezer: cgroup/test_freezer.c cgroup/cgroup_util.c")
 # tools/testing/selftests.  The directory is copied to /selftests, and
 # guest/NAME, our wrapper that names the cases to run, is the test.
 SELFTEST_SCRIPTS=("ftracetest_errlog: ftrace")
+# Documents whose examples guest/doc_examples_test.c replays: copied from
+# the prepared tree to /docs.
+GUEST_DOCS=(Documentation/admin-guide/device-mapper/dm-dust.rst
+      Documentation/accounting/psi.rst
+      Documentation/admin-guide/cgroup-v2.rst)
+# Example programs built from a document, as written: "name: document:
+# title", the literal block under that section title, to /docs/name.
+DOC_PROGRAMS=("psi_example: Documentation/accounting/psi.rst: Userspace monitor usage example")
 
 # Downloaded packages, shared by every clone on the machine (the
 # compiler cache's neighbour), or build/debs if that cannot be made.
@@ -195,6 +205,37 @@ copy_selftest_scripts() {
 	done
 }
 
+# The C program in the first literal block ("::", indented) under the
+# section titled TITLE of the .rst file DOC, without the block's indent.
+doc_program() {
+	awk -v title="$2" '
+		$0 == title { found = 1; next }
+		found && !inblock && /::$/ { inblock = 1; next }
+		inblock && NF && /^[^ \t]/ { exit }
+		inblock { sub(/^  /, ""); print }' "$1"
+}
+
+# GUEST_DOCS to ROOT/docs, and DOC_PROGRAMS built there for ARCH.
+copy_docs() {
+	local arch=$1 root=$2 doc entry name file title cc
+	cc=$(arch_fact "$arch" guest_cc)
+	mkdir -p "$root/docs"
+	for doc in "${GUEST_DOCS[@]}"; do
+		[[ -f "$TREE/$doc" ]] || die "no $TREE/$doc (run: make prepare)"
+		cp "$TREE/$doc" "$root/docs/"
+	done
+	for entry in "${DOC_PROGRAMS[@]}"; do
+		name=${entry%%: *}
+		file=${entry#*: }
+		title=${file#*: }
+		file=${file%%: *}
+		doc_program "$TREE/$file" "$title" > "$root/docs/$name.c"
+		[[ -s "$root/docs/$name.c" ]] || die "no program under '$title' in $file"
+		"$cc" -static -O2 -o "$root/docs/$name" "$root/docs/$name.c" ||
+			die "cannot build $file's example program for $arch"
+	done
+}
+
 # Test modules of this build (the bench variant builds test_vmalloc.ko).
 copy_modules() {
 	local ko
@@ -227,6 +268,7 @@ main() {
 	build_guest_tests "$arch" "$root/tests" "$stage/guest-lib"
 	build_selftests "$arch" "$root/tests"
 	copy_selftest_scripts "$root/tests" "$root"
+	copy_docs "$arch" "$root"
 	copy_modules "$arch" "$root"
 	(cd "$root" && find . -print0 | LC_ALL=C sort -z |
 		cpio -o -0 -H newc --quiet -R 0:0) | gzip -1 > "$sys/initramfs.cpio.gz"

@@ -108,6 +108,10 @@ t_new_arch() {
 	[[ $("$REPO/scripts/arch.py" --list | tr '\n' ' ') == "arm64 riscv64 x86_64 " ]]
 	[[ $("$REPO/scripts/arch.py" riscv64 guest_cc) == riscv64-linux-gnu-gcc ]]
 	[[ $("$REPO/scripts/arch.py" riscv64 debian_arch) == riscv64 ]]
+	# An extra boot's QEMU arguments, one a line; none is no line at all
+	# (an empty argument would be a QEMU drive without media).
+	[[ $("$REPO/scripts/arch.py" riscv64 extra-boot mds-kvm64 qemu | tr '\n' ' ') == "-cpu kvm64 " ]]
+	[[ $("$REPO/scripts/arch.py" riscv64 extra-boot psi-off qemu | wc -l) == 0 ]]
 	# kunit.sh accepts the arch (and goes on to check the suite); so does
 	# make (-n: its ARCH check is made while reading the Makefile).
 	expect_error "$WORK/new-arch-kunit" "unknown SUITE 'nosuch'" \

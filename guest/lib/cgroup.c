@@ -3,6 +3,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -27,6 +28,16 @@ int cg_read(const char *cg, const char *file, char *buf, size_t size)
 
 	snprintf(path, sizeof(path), "%s/%s", cg, file);
 	return file_read(path, buf, size) < 0 ? errno : 0;
+}
+
+int cg_frozen(const char *cg)
+{
+	char buf[128], *p;
+
+	if (cg_read(cg, "cgroup.events", buf, sizeof(buf)))
+		return -1;
+	p = strstr(buf, "frozen ");
+	return p ? atoi(p + 7) : -1;
 }
 
 bool cg_create(const char *cg)

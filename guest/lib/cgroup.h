@@ -21,6 +21,8 @@
 int cg_write(const char *cg, const char *file, const char *val);
 /* Read @cg/@file into @buf: 0 or errno. */
 int cg_read(const char *cg, const char *file, char *buf, size_t size);
+/* The "frozen" field of @cg's cgroup.events, or -1. */
+int cg_frozen(const char *cg);
 /* mkdir @cg (a diagnostic says why not). */
 bool cg_create(const char *cg);
 /* Move process @pid into @cg: 0 or errno. */
