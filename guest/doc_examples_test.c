@@ -738,26 +738,54 @@ static void test_psi_example(void)
 
 static pid_t fz_task;
 
-/* Has @cg's cgroup.events got its notification (POLLPRI) after @write? */
-static bool notified_after(const char *cg, const char *val)
-{
-	char path[256], buf[128];
-	struct pollfd p;
-	int ok;
+/* cgroup.events of FZ_PARENT and FZ_CHILD (the one with the task). */
+static const char *const fz_watched[] = { FZ_PARENT, FZ_CHILD };
 
-	snprintf(path, sizeof(path), "%s/cgroup.events", cg);
-	p.fd = open(path, O_RDONLY);
-	p.events = POLLPRI;
-	if (p.fd < 0)
-		return false;
-	read(p.fd, buf, sizeof(buf));	/* a notification is news after a read */
-	if (cg_write(cg, "cgroup.freeze", val)) {
-		close(p.fd);
-		return false;
+#define N_FZ_WATCHED	(sizeof(fz_watched) / sizeof(fz_watched[0]))
+
+/*
+ * Write @val to FZ_PARENT's cgroup.freeze: has the cgroup.events of
+ * both it and its child (frozen through it, the task's own cgroup) been
+ * notified (POLLPRI) within FREEZE_LIMIT_S?
+ */
+static bool notified_after(const char *val)
+{
+	struct pollfd p[N_FZ_WATCHED];
+	int fds[N_FZ_WATCHED];
+	bool seen[N_FZ_WATCHED] = { false };
+	double deadline = now_s() + FREEZE_LIMIT_S;
+	size_t i, n_seen = 0;
+	char path[256], buf[128];
+
+	for (i = 0; i < N_FZ_WATCHED; i++) {
+		snprintf(path, sizeof(path), "%s/cgroup.events", fz_watched[i]);
+		fds[i] = open(path, O_RDONLY);
+		p[i].fd = fds[i];
+		p[i].events = POLLPRI;
+		/* A notification is news only after a read. */
+		if (fds[i] < 0 || read(fds[i], buf, sizeof(buf)) < 0)
+			ktap_diag("%s: %s", path, strerror(errno));
 	}
-	ok = poll(&p, 1, (int)(FREEZE_LIMIT_S * 1000)) == 1 && (p.revents & POLLPRI);
-	close(p.fd);
-	return ok;
+	if (!cg_write(FZ_PARENT, "cgroup.freeze", val)) {
+		while (n_seen < N_FZ_WATCHED && now_s() < deadline &&
+		       poll(p, N_FZ_WATCHED, (int)((deadline - now_s()) * 1000) + 1) > 0) {
+			for (i = 0; i < N_FZ_WATCHED; i++) {
+				if (seen[i] || !(p[i].revents & POLLPRI))
+					continue;
+				seen[i] = true;
+				n_seen++;
+				p[i].fd = -1;	/* poll() skips it now */
+			}
+		}
+	}
+	for (i = 0; i < N_FZ_WATCHED; i++) {
+		if (!seen[i])
+			ktap_diag("%s/cgroup.events: no notification in %.0f s after writing %s",
+				  fz_watched[i], FREEZE_LIMIT_S, val);
+		if (fds[i] >= 0)
+			close(fds[i]);
+	}
+	return n_seen == N_FZ_WATCHED;
 }
 
 static bool fz_not_on_root(void)
@@ -785,7 +813,7 @@ static bool fz_only_0_and_1(void)
 
 static bool fz_freeze_notifies(void)
 {
-	return notified_after(FZ_PARENT, "1") && cg_frozen(FZ_PARENT) == 1;
+	return notified_after("1") && cg_frozen(FZ_PARENT) == 1;
 }
 
 static bool fz_descendants_frozen(void)
@@ -823,7 +851,7 @@ static bool fz_kill(void)
 
 static bool fz_unfreeze_notifies(void)
 {
-	return notified_after(FZ_PARENT, "0") && cg_frozen(FZ_PARENT) == 0;
+	return notified_after("0") && cg_frozen(FZ_PARENT) == 0;
 }
 
 /* A sentence of cgroup.freeze's text and a check of what it says. */
