@@ -8,6 +8,7 @@
 #   make boot ARCH=..              an interactive shell in the guest
 #   make hardened [ARCH=..]        KUnit + guest tests on the debug kernel (KASAN, UBSAN, lockdep, ...)
 #   make mutants [ARCH=..]         prove the suites go red on planted kernel bugs
+#   make coverage [ARCH=..]       Clang + gcov kernel, one boot, lcov report -> build/coverage/index.html
 #   make bench [BENCH_COLD=1]      figures (vmalloc search scaling, the loop) -> docs/benchmarks.md
 #   make soak [ARCH=..] [SOAK_SECONDS=600] [SEED=..]  the vmalloc model test over many seeds
 #   make prepare | series | checkpatch | selftest | clean | distclean
@@ -28,13 +29,13 @@ SCRIPTS := scripts
 ARCHES  := $(shell $(SCRIPTS)/arch.py --list)
 
 # Refuse a bad ARCH before doing anything, in one line.
-ifneq ($(filter kunit system boot mutants soak hardened,$(MAKECMDGOALS)),)
+ifneq ($(filter kunit system boot mutants soak hardened coverage,$(MAKECMDGOALS)),)
 ifeq ($(filter $(ARCHES),$(ARCH)),)
 $(error unknown ARCH '$(ARCH)' (supported: $(ARCHES)))
 endif
 endif
 
-.PHONY: run test kunit system boot hardened mutants bench soak prepare deps series checkpatch selftest clean distclean help
+.PHONY: run test kunit system boot hardened coverage mutants bench soak prepare deps series checkpatch selftest clean distclean help
 
 help:
 	@sed -n 's/^#   //p' Makefile
@@ -63,6 +64,11 @@ hardened: prepare
 boot: prepare
 	@test -e build/$(ARCH)$(if $(VARIANT),-$(VARIANT))/.config || $(SCRIPTS)/kunit.sh '$(ARCH)' '*'
 	@$(SCRIPTS)/system.sh --shell '$(ARCH)'
+
+# docs/coverage.md: what the report shows and why the rest is unreachable.
+coverage: prepare
+	@$(SCRIPTS)/deps.sh coverage
+	@$(SCRIPTS)/coverage.sh '$(ARCH)'
 
 mutants: prepare
 	@$(SCRIPTS)/mutants.sh '$(ARCH)' mutations/*.tsv

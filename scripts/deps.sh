@@ -1,7 +1,10 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Install the Debian packages kunit52 needs, if any is missing.
+# Usage: scripts/deps.sh [coverage]
+#
+# Install the Debian packages kunit52 needs, if any is missing; with
+# "coverage", also those of make coverage (Clang, LLVM, lcov).
 # Nothing else is downloaded; nothing is loaded into the host kernel.
 set -euo pipefail
 # shellcheck source=scripts/lib.sh
@@ -16,6 +19,9 @@ PACKAGES=(
 	# full-system boots: initramfs assembly
 	cpio binutils
 )
+# make coverage: Debian's Clang toolchain (LLVM=1; llvm-cov reads its
+# gcov data) and lcov's geninfo/genhtml.
+COVERAGE_PACKAGES=(clang lld llvm lcov)
 # Each architecture's compiler and QEMU: host_packages of its table.
 for a in "${KUNIT52_ARCHES[@]}"; do
 	mapfile -t -O "${#PACKAGES[@]}" PACKAGES < <(arch_fact "$a" host_packages)
@@ -46,6 +52,11 @@ enable_foreign_lists() {
 
 main() {
 	local -a missing
+	case ${1:-} in
+	"") ;;
+	coverage) PACKAGES+=("${COVERAGE_PACKAGES[@]}") ;;
+	*) die "unknown package group '$1' (supported: coverage)" ;;
+	esac
 	enable_foreign_lists
 	mapfile -t missing < <(missing_packages)
 	[[ ${#missing[@]} -eq 0 ]] && return 0

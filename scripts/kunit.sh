@@ -10,8 +10,9 @@
 # rows for "make test" are appended to $KUNIT52_ROWS (default
 # build/ARCH/rows.tsv).  Exit status: 0 only if every test passed and the
 # console shows no kernel report (KASAN, UBSAN, lockdep, WARNING, ...).
-# KUNIT52_VARIANT=debug (or bench) builds in build/ARCH-debug with
-# kunitconfigs/variants/debug on top; KUNIT52_KUNIT_MODE=build only builds.
+# KUNIT52_VARIANT=debug (or bench, coverage) builds in build/ARCH-debug with
+# kunitconfigs/variants/debug on top (and the variant's make options:
+# LLVM=1 for coverage); KUNIT52_KUNIT_MODE=build only builds.
 set -euo pipefail
 # shellcheck source=scripts/lib.sh
 source "$(dirname "$0")/lib.sh"
@@ -82,6 +83,7 @@ kunit_args() {
 	fi
 	if [[ "$MODE" != exec ]]; then
 		kunitconfigs | sed 's/^/--kunitconfig=/'
+		variant_make_options | sed 's/^/--make_options=/'
 		echo "--jobs=$(nproc)"
 		cross=$(arch_fact "$arch" cross_compile)
 		[[ -z "$cross" ]] || echo "--cross_compile=$cross"

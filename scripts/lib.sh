@@ -42,13 +42,32 @@ list_sources() {
 # Build variants, set by KUNIT52_VARIANT: "" (the suites, the guest and
 # the lean fragment of kunitconfigs/), "debug" (plus
 # kunitconfigs/variants/debug: KASAN, UBSAN, KFENCE, lockdep, kmemleak, ...)
-# or "bench" (plus kunitconfigs/variants/bench: the test_vmalloc module).
+# "bench" (plus kunitconfigs/variants/bench: the test_vmalloc module) or
+# "coverage" (plus kunitconfigs/variants/coverage: a Clang build with gcov
+# on the objects below, for make coverage).
 # Each arch and variant has its own build directory.
 check_variant() {
 	case ${KUNIT52_VARIANT:-} in
-	""|debug|bench) ;;
-	*) die "unknown VARIANT '${KUNIT52_VARIANT}' (supported: debug, bench)" ;;
+	""|debug|bench|coverage) ;;
+	*) die "unknown VARIANT '${KUNIT52_VARIANT}' (supported: debug, bench, coverage)" ;;
 	esac
+}
+
+# The objects make coverage profiles (GCOV_PROFILE_<name>.o := y for each,
+# not GCOV_PROFILE_ALL): the code our suites are about.  Kbuild matches the
+# object's base name, so kernel/freezer.o is profiled too (harmless; the
+# report keeps the sources listed here).
+KUNIT52_COVERAGE_OBJECTS=(mm/vmalloc.o drivers/md/dm-dust.o kernel/cgroup/freezer.o)
+
+# variant_make_options: the kernel make options of this build's variant,
+# one per line (kunit.py --make_options).
+variant_make_options() {
+	local obj
+	[[ "${KUNIT52_VARIANT:-}" == coverage ]] || return 0
+	echo "LLVM=1"
+	for obj in "${KUNIT52_COVERAGE_OBJECTS[@]}"; do
+		echo "GCOV_PROFILE_${obj##*/}=y"
+	done
 }
 
 # arch_fact ARCH FIELD: a fact of ARCH's table (qemu_configs/ARCH.py);

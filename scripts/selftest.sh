@@ -349,6 +349,28 @@ t_system_hang() {
 		"$WORK/hang-sys.jsonl"
 }
 
+# make coverage refuses bad input in one line, and its summary counts a
+# function's lines, branches and gaps as lcov recorded them.
+t_coverage() {
+	local info=$WORK/cov.info out=$WORK/cov.summary
+	expect_error "$WORK/cov-arch" "unknown ARCH 'mips'" "$REPO/scripts/coverage.sh" mips
+	expect_error "$WORK/cov-deps" "unknown package group 'nosuch'" \
+		"$REPO/scripts/deps.sh" nosuch
+	printf '%s\n' SF:/t/mm/vmalloc.c FN:10,va_clip FN:20,other \
+		FNDA:3,va_clip FNDA:0,other DA:11,3 DA:12,0 DA:13,3 DA:21,0 \
+		BRDA:11,0,0,2 BRDA:11,0,1,- BRDA:13,0,0,1 BRDA:13,0,1,1 \
+		end_of_record > "$info"
+	"$REPO/scripts/coverage-summary.py" "$info" mm/vmalloc.c | tee "$out"
+	grep -Eq '^  va_clip +2/3 +66.7% +3/4 +75.0% +1/1' "$out"
+	grep -q 'line 12 (va_clip): not run' "$out"
+	grep -q 'line 11 (va_clip): 1 of 2 branches never taken' "$out"
+	if grep -q 'line 21' "$out"; then
+		echo "a function outside the goal was listed"
+		return 1
+	fi
+	grep -q 'mm/vmalloc.c: goal lines >= 100%, branches >= 95%: NOT met' "$out"
+}
+
 main() {
 	rm -rf "$WORK"
 	mkdir -p "$WORK"
@@ -366,6 +388,7 @@ main() {
 	check summary-counts-failures t_summary
 	check ccache-fallback t_ccache_fallback
 	check mutants-apply t_mutants_apply
+	check coverage-input-and-summary t_coverage
 	if have_kernel; then
 		check boot-without-ktap-fails t_boot_no_ktap
 		check boot-hang-times-out t_boot_hang

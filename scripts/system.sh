@@ -19,7 +19,9 @@
 # instead, with kunit.enable=1: the KUnit suites run first (their KTAP is
 # parsed from the console), then the guest tests, then /init asks kmemleak
 # for a scan, so one boot covers both under KASAN, UBSAN, KFENCE, lockdep,
-# kmemleak, DEBUG_LIST, DEBUG_VM and DEBUG_OBJECTS.
+# kmemleak, DEBUG_LIST, DEBUG_VM and DEBUG_OBJECTS.  KUNIT52_VARIANT=coverage
+# boots the gcov kernel the same way (no extra boots); /init leaves its
+# counters on the scratch disk (scripts/coverage.sh).
 set -euo pipefail
 # shellcheck source=scripts/lib.sh
 source "$(dirname "$0")/lib.sh"
@@ -43,9 +45,12 @@ kernel_image() {
 	echo "$(build_dir "$1")/$(arch_fact "$1" kernel_path)"
 }
 
-# With the debug variant, KUnit runs in the same boot.
+# With the debug and coverage variants, KUnit runs in the same boot.
 kunit_enable() {
-	[[ "${KUNIT52_VARIANT:-}" == debug ]] && echo 1 || echo 0
+	case ${KUNIT52_VARIANT:-} in
+	debug|coverage) echo 1 ;;
+	*) echo 0 ;;
+	esac
 }
 
 # QEMU command line for ARCH, without the kernel arguments: the machine
@@ -169,6 +174,8 @@ run_tests() {
 	boot "$arch" "$sys" "$sys" "$label" "$BOOT_TIMEOUT" "$glob" "" || rc=1
 	# A kernel that failed its full boot (a panic, a hang) would fail
 	# each extra boot the same way, after its time limit: not worth it.
+	# The coverage kernel's boot is for its counters: one boot only.
+	[[ "${KUNIT52_VARIANT:-}" != coverage ]] || return "$rc"
 	if [[ $rc -ne 0 ]]; then
 		info "extra boots of $label skipped: the full-system boot failed"
 		return "$rc"
