@@ -26,6 +26,8 @@
 #include "proc.h"
 
 #define DISK		"/dev/vda"
+/* A block device path that no guest has. */
+#define NO_DISK		"/dev/kunit52-no-such-disk"
 #define NAME		"dust1"
 #define SECTOR		512ULL
 #define TARGET_SECTORS	32768ULL	/* 16 MiB of the 64 MiB disk */
@@ -739,6 +741,15 @@ static void test_bad_tables(void)
 		}
 		ktap_ok(ok, "table '... %s' is refused: %s", bad[i].args, bad[i].error);
 	}
+	/* dust_ctr() gets past its arguments and dm_get_device() fails. */
+	snprintf(table, sizeof(table), "0 %llu dust %s 0 512", TARGET_SECTORS, NO_DISK);
+	klog_clear();
+	ok = create("dust2", table) != 0 && strstr(klog(), "Device lookup failed");
+	if (device_exists("dust2")) {
+		dm_remove("dust2");
+		ok = false;
+	}
+	ktap_ok(ok, "a table naming a device that does not exist is refused: Device lookup failed");
 	/* A 16 MiB target that starts 56 MiB into the 64 MiB disk. */
 	snprintf(table, sizeof(table), "0 %llu dust %s %llu 512", TARGET_SECTORS, DISK,
 		 disk_sectors - TARGET_SECTORS / 2);

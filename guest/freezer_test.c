@@ -6,7 +6,8 @@
  * Processes stop (their CPU time stops growing), cgroup.events changes
  * are seen with poll() and inotify, ancestors and descendants, kill, move
  * in and out, a fork storm, ptrace of a frozen process, removing a frozen
- * empty cgroup, creating a cgroup inside a frozen one, and bad writes.
+ * empty cgroup, creating a cgroup inside a frozen one, bad writes, and
+ * the freezer's trace events.
  * Every wait is bounded and says what it waited for.  Prints KTAP.
  */
 #define _GNU_SOURCE
@@ -170,6 +171,205 @@ static bool runs(pid_t pid)
 	return cputime(pid) > before;
 }
 
+
+/* ---- the freezer's trace events ---- */
+
+#define TRACEFS		"/sys/kernel/tracing"
+/* A tracing instance of our own: its buffer holds only these events. */
+#define TRACE_DIR	TRACEFS "/instances/kunit52-freezer"
+/* The cgroup v2 freezer's events (include/trace/events/cgroup.h). */
+static const char *const trace_events[] = {
+	"cgroup_freeze", "cgroup_unfreeze", "cgroup_notify_frozen",
+};
+#define TRACE_BUF	65536
+
+/* One event: its name without "cgroup_", the cgroup below ROOT, val. */
+struct trace_event {
+	const char *name;
+	const char *cg;
+	int val;		/* -1: the event has none */
+};
+
+#define TRACE_STEP_EVENTS	4
+
+/*
+ * A step of the scenario and what it must trace: the events in order
+ * (others may come between), and one that must not come at all.
+ */
+struct trace_step {
+	const char *what;
+	struct trace_event want[TRACE_STEP_EVENTS];
+	struct trace_event absent;
+};
+
+#define TP	"/kunit52-freezer/trace"
+#define TC	TP "/c"
+
+static const struct trace_step trace_steps[] = {
+	{ .what = "freezing a parent traces each cgroup's freeze, then the child's and the parent's frozen",
+	  .want = { { "freeze", TP, -1 }, { "freeze", TC, -1 },
+		    { "notify_frozen", TC, 1 }, { "notify_frozen", TP, 1 } } },
+	{ .what = "a running process moved in unfreezes child and parent, then both freeze again",
+	  .want = { { "notify_frozen", TC, 0 }, { "notify_frozen", TP, 0 },
+		    { "notify_frozen", TC, 1 }, { "notify_frozen", TP, 1 } } },
+	{ .what = "freezing a child its parent froze traces only its (unchanged) frozen state",
+	  .want = { { "notify_frozen", TC, 1 } },
+	  .absent = { "freeze", TC, -1 } },
+	{ .what = "thawing the parent traces its thaw; the child, frozen itself, stays",
+	  .want = { { "unfreeze", TP, -1 }, { "notify_frozen", TP, 0 } },
+	  .absent = { "unfreeze", TC, -1 } },
+	{ .what = "thawing the child traces its thaw",
+	  .want = { { "unfreeze", TC, -1 }, { "notify_frozen", TC, 0 } } },
+};
+
+static int trace_set(const char *file, const char *val, int flags)
+{
+	char path[256];
+
+	snprintf(path, sizeof(path), "%s/%s", TRACE_DIR, file);
+	return file_write_flags(path, val, flags);
+}
+
+/* Make the instance and enable the events: 0, or a reason in @why. */
+static int trace_start(char *why, size_t size)
+{
+	char file[128];
+	unsigned int i;
+
+	if (access(TRACEFS "/instances", F_OK) &&
+	    mount("tracefs", TRACEFS, "tracefs", 0, NULL)) {
+		snprintf(why, size, "no tracefs: %s", strerror(errno));
+		return -1;
+	}
+	if (access(TRACEFS "/events/cgroup/cgroup_notify_frozen", F_OK)) {
+		snprintf(why, size, "the kernel has no cgroup trace events");
+		return -1;
+	}
+	rmdir(TRACE_DIR);
+	if (mkdir(TRACE_DIR, 0755)) {
+		snprintf(why, size, "mkdir %s: %s", TRACE_DIR, strerror(errno));
+		return -1;
+	}
+	for (i = 0; i < sizeof(trace_events) / sizeof(trace_events[0]); i++) {
+		snprintf(file, sizeof(file), "events/cgroup/%s/enable", trace_events[i]);
+		if (trace_set(file, "1", 0)) {
+			snprintf(why, size, "cannot enable %s", trace_events[i]);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* Parse a trace line into @e (pointing into @line): true if it is one of ours. */
+static bool trace_parse(char *line, struct trace_event *e)
+{
+	char *p = strstr(line, ": cgroup_"), *path, *end;
+
+	if (!p)
+		return false;
+	e->name = p + strlen(": cgroup_");
+	p = strchr(e->name, ':');
+	path = strstr(line, " path=");
+	if (!p || !path)
+		return false;
+	*p = '\0';
+	e->cg = path + strlen(" path=");
+	end = strchr(e->cg, ' ');
+	e->val = -1;
+	if (end) {
+		*end = '\0';
+		if (!strncmp(end + 1, "val=", 4))
+			e->val = atoi(end + 5);
+	}
+	return !strncmp(e->cg, TP, strlen(TP));
+}
+
+static bool trace_same(const struct trace_event *a, const struct trace_event *b)
+{
+	return !strcmp(a->name, b->name) && !strcmp(a->cg, b->cg) && a->val == b->val;
+}
+
+/* Check the buffer against @step, print what it held, and empty it. */
+static bool trace_check(const struct trace_step *step)
+{
+	static char buf[TRACE_BUF];
+	char path[256], *line, *save;
+	unsigned int next = 0, n = 0;
+	struct trace_event e;
+	bool absent_seen = false;
+
+	snprintf(path, sizeof(path), "%s/trace", TRACE_DIR);
+	if (file_read(path, buf, sizeof(buf)) < 0)
+		return false;
+	trace_set("trace", "", O_TRUNC);
+	while (n < TRACE_STEP_EVENTS && step->want[n].name)
+		n++;
+	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		if (line[0] == '#' || !trace_parse(line, &e))
+			continue;
+		if (e.val < 0)
+			ktap_diag("  %s %s", e.name, e.cg);
+		else
+			ktap_diag("  %s %s val=%d", e.name, e.cg, e.val);
+		if (next < n && trace_same(&e, &step->want[next]))
+			next++;
+		if (step->absent.name && trace_same(&e, &step->absent))
+			absent_seen = true;
+	}
+	if (next < n)
+		ktap_diag("missing: %s %s val=%d", step->want[next].name,
+			  step->want[next].cg, step->want[next].val);
+	if (absent_seen)
+		ktap_diag("traced, but must not be: %s %s", step->absent.name, step->absent.cg);
+	return next == n && !absent_seen;
+}
+
+/*
+ * The trace events the freezer emits (Linux 5.2 added them with it):
+ * cgroup_freeze/cgroup_unfreeze for each cgroup whose state a write
+ * changes, cgroup_notify_frozen with val=1/0 whenever "frozen" in
+ * cgroup.events is notified, including an ancestor's change, a process
+ * moving in and a write that changes nothing.
+ */
+static void test_trace_events(void)
+{
+	const char *p = BASE "/trace", *c = BASE "/trace/c";
+	size_t nsteps = sizeof(trace_steps) / sizeof(trace_steps[0]);
+	char why[160];
+	pid_t first = -1, second = -1;
+	bool ok[sizeof(trace_steps) / sizeof(trace_steps[0])] = { false };
+	size_t i;
+
+	if (trace_start(why, sizeof(why))) {
+		for (i = 0; i < nsteps; i++)
+			ktap_skip(trace_steps[i].what, why);
+		return;
+	}
+	if (!cg_create(p) || !cg_create(c) || (first = spawn_busy(c)) < 0) {
+		ktap_ok(false, "trace events: setup");
+		goto out;
+	}
+	trace_set("trace", "", O_TRUNC);
+
+	ok[0] = cg_freeze(p, 1) == 0 && cg_wait_frozen(p, 1) && trace_check(&trace_steps[0]);
+	ktap_ok(ok[0], "%s", trace_steps[0].what);
+	second = spawn_busy(c);
+	ok[1] = second > 0 && cg_wait_frozen(c, 1) && cg_wait_frozen(p, 1) &&
+		trace_check(&trace_steps[1]);
+	ktap_ok(ok[1], "%s", trace_steps[1].what);
+	ok[2] = cg_freeze(c, 1) == 0 && trace_check(&trace_steps[2]);
+	ktap_ok(ok[2], "%s", trace_steps[2].what);
+	ok[3] = cg_freeze(p, 0) == 0 && cg_wait_frozen(p, 0) && cg_frozen(c) == 1 &&
+		trace_check(&trace_steps[3]);
+	ktap_ok(ok[3], "%s", trace_steps[3].what);
+	ok[4] = cg_freeze(c, 0) == 0 && cg_wait_frozen(c, 0) && trace_check(&trace_steps[4]);
+	ktap_ok(ok[4], "%s", trace_steps[4].what);
+out:
+	reap(first);
+	reap(second);
+	cg_destroy(p);
+	rmdir(TRACE_DIR);
+}
 
 /* ---- cases ---- */
 
@@ -473,6 +673,7 @@ int main(void)
 	test_ptrace();
 	test_rmdir_frozen();
 	test_mkdir_in_frozen();
+	test_trace_events();
 
 	cg_destroy(BASE);
 	return ktap_finish();

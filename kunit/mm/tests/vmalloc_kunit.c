@@ -950,7 +950,7 @@ static void vmalloc_lowest_match_table_test(struct kunit *test)
 						    VT_ADDR(c->vstart), 0));
 }
 
-/* A size whose end wraps past ULONG_MAX fits nowhere. */
+/* A size or an aligned start that wraps past ULONG_MAX fits nowhere. */
 static void vmalloc_lowest_match_wrap_test(struct kunit *test)
 {
 	struct vt_tree *t = vt_tree(test);
@@ -966,6 +966,11 @@ static void vmalloc_lowest_match_wrap_test(struct kunit *test)
 	KUNIT_EXPECT_NULL(test, find_vmap_lowest_match(&t->root, ULONG_MAX & PAGE_MASK,
 						       PAGE_SIZE, 0, false));
 	KUNIT_EXPECT_EQ(test, vt_alloc(t, size, PAGE_SIZE, 0, ULONG_MAX), ULONG_MAX);
+	/* vstart in the top page, aligned up past ULONG_MAX: it wraps to 0. */
+	KUNIT_EXPECT_NULL(test, find_vmap_lowest_match(&t->root, PAGE_SIZE, 2 * PAGE_SIZE,
+						       ULONG_MAX & PAGE_MASK, false));
+	KUNIT_EXPECT_EQ(test, vt_alloc(t, PAGE_SIZE, 2 * PAGE_SIZE, ULONG_MAX & PAGE_MASK,
+				       ULONG_MAX), ULONG_MAX);
 	vt_unchanged(test, t, snap);
 }
 

@@ -509,6 +509,10 @@ static const struct dt_msg_case dt_msg_cases[] = {
 	{ "addbadblock 3 256", -EINVAL, NULL },
 	{ "addbadblock 3 -1", -EINVAL, NULL },
 	{ "addbadblock 3 x", -EINVAL, NULL },
+	{ "addbadblock x 1", -EINVAL, NULL },
+	{ "addbadblock -1 1", -EINVAL, NULL },
+	{ "addbadblock 16384 0", -EINVAL, NULL },
+	{ "addbadblock 16383 255", 0, NULL },
 	{ "addbadblock 3 1 1", -EINVAL, NULL },
 	{ "removebadblock 1", 0, NULL },
 	{ "removebadblock 3", -EINVAL, NULL },
@@ -645,6 +649,113 @@ static void dust_write_log_test(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, dt_log_has("block 6"));
 }
 
+/*
+ * Every message that logs, in verbose and in quiet mode: verbose logs the
+ * line (dm-dust.rst shows them), quiet logs nothing, and the message does
+ * the same either way.
+ */
+struct dt_log_case {
+	const char *msg;
+	int ret;
+	const char *logged;	/* in verbose mode */
+};
+
+static const struct dt_log_case dt_log_cases[] = {
+	{ "addbadblock 9", 0, "dust_add_block: badblock added at block 9 with write fail count 0" },
+	{ "addbadblock 5", -EINVAL, "dust_add_block: block 5 already in badblocklist" },
+	{ "removebadblock 5", 0, "dust_remove_block: badblock removed at block 5" },
+	{ "removebadblock 9", -EINVAL, "dust_remove_block: block 9 not found in badblocklist" },
+};
+
+static void dt_log_case_desc(const struct dt_log_case *c, char *desc)
+{
+	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "\"%s\"", c->msg);
+}
+
+KUNIT_ARRAY_PARAM(dt_log, dt_log_cases, dt_log_case_desc);
+
+static void dust_message_log_test(struct kunit *test)
+{
+	const struct dt_log_case *c = test->param_value;
+	bool quiet;
+
+	if (!IS_ENABLED(CONFIG_PRINTK))
+		kunit_skip(test, "needs CONFIG_PRINTK to read the kernel log");
+	for (quiet = false; ; quiet = true) {
+		struct dt_fixture *f = dt_setup(test, 4096, DT_LEN_SECTORS);
+
+		KUNIT_ASSERT_EQ(test, dust_add_block(f->dd, 5, 0), 0);
+		if (quiet)
+			KUNIT_ASSERT_EQ(test, dt_msg(f, "quiet"), 0);
+		dt_log_start();
+		KUNIT_EXPECT_EQ_MSG(test, dt_msg(f, c->msg), c->ret, "quiet %d", quiet);
+		KUNIT_EXPECT_EQ_MSG(test, dt_log_has(c->logged), !quiet,
+				    "quiet %d: \"%s\" logged", quiet, c->logged);
+		KUNIT_EXPECT_FALSE_MSG(test, quiet && dt_log_has("dust_"),
+				       "quiet mode logged a dust line");
+		if (quiet)
+			break;
+	}
+}
+
+/*
+ * A message's result goes into dm's buffer of @maxlen bytes: a longer
+ * result is cut at maxlen - 1 bytes, NUL-terminated (dm then reports the
+ * buffer full and dmsetup retries with a larger one), and nothing is
+ * written past the buffer; with no room at all nothing is written.
+ */
+static void dust_message_maxlen_test(struct kunit *test)
+{
+	struct dt_fixture *f = dt_setup(test, 512, DT_LEN_SECTORS);
+	static const char * const msgs[] = {
+		"listbadblocks", "countbadblocks", "queryblock 3", "queryblock 4",
+		"clearbadblocks", "listbadblocks", "clearbadblocks",
+	};
+	char *argv[2], msg[32], buf[9];
+	unsigned int i, argc;
+
+	for (i = 1; i <= 4; i++)
+		KUNIT_ASSERT_EQ(test, dust_add_block(f->dd, i, 0), 0);
+	for (i = 0; i < ARRAY_SIZE(msgs); i++) {
+		char *p = msg;
+
+		strscpy(msg, msgs[i], sizeof(msg));
+		argv[0] = strsep(&p, " ");
+		argv[1] = p;
+		argc = p ? 2 : 1;
+		memset(buf, 'x', sizeof(buf));
+		KUNIT_EXPECT_EQ_MSG(test, dust_message(&f->ti, argc, argv, buf, 0), 1,
+				    "%s", msgs[i]);
+		KUNIT_EXPECT_EQ_MSG(test, buf[0], 'x', "%s wrote to a 0-byte buffer", msgs[i]);
+	}
+	/* The clears above emptied the list: refill it, cut the list at 7 bytes. */
+	for (i = 1; i <= 4; i++)
+		KUNIT_ASSERT_EQ(test, dust_add_block(f->dd, i, 0), 0);
+	argv[0] = "listbadblocks";
+	memset(buf, 'x', sizeof(buf));
+	KUNIT_EXPECT_EQ(test, dust_message(&f->ti, 1, argv, buf, sizeof(buf) - 1), 1);
+	KUNIT_EXPECT_STREQ(test, buf, "1\n2\n3\n4");
+	KUNIT_EXPECT_EQ(test, buf[sizeof(buf) - 1], 'x');
+}
+
+/*
+ * The IMA measurement of a dust target is empty; with no room, no status
+ * type writes anything.
+ */
+static void dust_status_ima_test(struct kunit *test)
+{
+	struct dt_fixture *f = dt_setup(test, 512, DT_LEN_SECTORS);
+	char status[16];
+
+	memset(status, 'x', sizeof(status));
+	dust_status(&f->ti, STATUSTYPE_IMA, 0, status, sizeof(status));
+	KUNIT_EXPECT_STREQ(test, status, "");
+	memset(status, 'x', sizeof(status));
+	dust_status(&f->ti, STATUSTYPE_INFO, 0, status, 0);
+	dust_status(&f->ti, STATUSTYPE_TABLE, 0, status, 0);
+	KUNIT_EXPECT_EQ(test, status[0], 'x');
+}
+
 /* ---------------------------------------------------------------------- */
 /* Table lines                                                             */
 
@@ -728,6 +839,9 @@ static struct kunit_case dm_dust_test_cases[] = {
 	KUNIT_CASE(dust_message_range_test),
 	KUNIT_CASE(dust_enable_disable_quiet_test),
 	KUNIT_CASE(dust_write_log_test),
+	KUNIT_CASE_PARAM(dust_message_log_test, dt_log_gen_params),
+	KUNIT_CASE(dust_message_maxlen_test),
+	KUNIT_CASE(dust_status_ima_test),
 	KUNIT_CASE_PARAM(dust_ctr_test, dt_ctr_gen_params),
 	{}
 };

@@ -19,6 +19,7 @@
 #include <kunit/test.h>
 #include <linux/delay.h>
 #include <linux/file.h>
+#include <linux/kthread.h>
 #include <linux/fs.h>
 #include <linux/mount.h>
 #include <linux/namei.h>
@@ -892,6 +893,76 @@ static void frz_test_task_moves(struct kunit *test)
 	frz_check_tree(test, true);
 }
 
+/* A kernel thread that only counts until it is stopped. */
+static int frz_kthread_fn(void *arg)
+{
+	atomic_long_t *ticks = arg;
+
+	while (!kthread_should_stop()) {
+		atomic_long_inc(ticks);
+		schedule_timeout_interruptible(1);
+	}
+	return 0;
+}
+
+/* Does the counter of a kernel thread move over FRZ_SETTLE_MS? */
+static bool frz_ticks_move(atomic_long_t *ticks)
+{
+	long before = atomic_long_read(ticks);
+
+	msleep(FRZ_SETTLE_MS);
+	return atomic_long_read(ticks) != before;
+}
+
+static void frz_kthread_stop(void *arg)
+{
+	kthread_stop_put(arg);
+}
+
+/*
+ * "Freezing cgroups containing kthreads isn't supported" (freezer.c): a
+ * kernel thread moved into a cgroup (cgroup.procs takes one that may
+ * migrate) is left alone when the cgroup freezes, on the way in and on
+ * the way out: it never gets the freezer's trap and keeps running.  The
+ * user task beside it freezes; the cgroup cannot report frozen while the
+ * kernel thread is in it.
+ */
+static void frz_test_kthread_left_alone(struct kunit *test)
+{
+	struct frz_cg *a = frz_mkdir(test, frz_top(test), "a");
+	struct frz_cg *b = frz_mkdir(test, frz_top(test), "b");
+	struct frz_task *t = frz_spawn(test, a, false, 0);
+	atomic_long_t *ticks = kunit_kzalloc(test, sizeof(*ticks), GFP_KERNEL);
+	struct task_struct *kt;
+	char pid[16];
+	int len;
+
+	KUNIT_ASSERT_NOT_NULL(test, ticks);
+	kt = kthread_run(frz_kthread_fn, ticks, "kunit-frz-kthread");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(kt));
+	get_task_struct(kt);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, frz_kthread_stop, kt), 0);
+	len = snprintf(pid, sizeof(pid), "%d", task_pid_nr(kt));
+	KUNIT_ASSERT_EQ(test, frz_write(a->path, "cgroup.procs", pid, len), len);
+
+	frz_set(test, a, 1);
+	KUNIT_EXPECT_TRUE_MSG(test, frz_wait_for(frz_task_frozen(t)), "the user task never froze");
+	KUNIT_EXPECT_FALSE(test, kt->jobctl & JOBCTL_TRAP_FREEZE);
+	KUNIT_EXPECT_FALSE(test, kt->frozen);
+	KUNIT_EXPECT_TRUE(test, frz_ticks_move(ticks));
+	frz_expect_frozen(test, a, 0);
+
+	/* Out of the freezing cgroup into a frozen one: still left alone. */
+	frz_set(test, b, 1);
+	frz_expect_frozen(test, b, 1);
+	KUNIT_ASSERT_EQ(test, frz_write(b->path, "cgroup.procs", pid, len), len);
+	KUNIT_EXPECT_FALSE(test, kt->jobctl & JOBCTL_TRAP_FREEZE);
+	KUNIT_EXPECT_TRUE(test, frz_ticks_move(ticks));
+	KUNIT_EXPECT_TRUE(test, frz_task_frozen(t));
+	KUNIT_EXPECT_EQ(test, a->cgrp->freezer.nr_frozen_tasks, 1);
+	KUNIT_EXPECT_EQ(test, b->cgrp->freezer.nr_frozen_tasks, 0);
+}
+
 static void frz_test_task_thaws_ancestor(struct kunit *test)
 {
 	struct frz_cg *a = frz_mkdir(test, frz_top(test), "a");
@@ -1003,6 +1074,7 @@ static struct kunit_case freezer_test_cases[] = {
 	KUNIT_CASE(frz_test_tasks_stop),
 	KUNIT_CASE(frz_test_task_moves),
 	KUNIT_CASE(frz_test_task_thaws_ancestor),
+	KUNIT_CASE(frz_test_kthread_left_alone),
 	KUNIT_CASE(frz_test_kill_frozen),
 	KUNIT_CASE_SLOW(frz_test_fork_races_freeze),
 	{}
