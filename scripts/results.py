@@ -24,7 +24,8 @@ result writes it through this program; the gate's summary, its
       crashed).
   results.py report FILE...
       The gate's table (one row per area, config and suite), the failed
-      cases with their logs, and the last line "N passed, N failed".
+      cases with their logs and first diagnostic lines, and the last line
+      "N passed, N failed".
   results.py has [--suite S] [--case C] --status S1,S2 FILE...
       Exit 0 if some result matches (the harness self-tests use it).
   results.py junit --out XML FILE...
@@ -42,6 +43,8 @@ import sys
 import xml.etree.ElementTree as ET
 
 STATUSES = ('PASS', 'FAIL', 'SKIP', 'ERROR')
+# Diagnostic lines of a failed case that the gate's report repeats.
+REPORT_DIAG_LINES = 12
 
 
 def tree_parser():
@@ -148,6 +151,18 @@ def cmd_add(args):
     return 0
 
 
+def print_diag(diag):
+    """The first REPORT_DIAG_LINES diagnostic lines of a failed case.
+
+    A CI log may be all a developer gets of a run: the failed expectation
+    belongs there, not only in the log it points to.
+    """
+    for line in diag[:REPORT_DIAG_LINES]:
+        print(f'    {line}')
+    if len(diag) > REPORT_DIAG_LINES:
+        print(f'    ... {len(diag) - REPORT_DIAG_LINES} more lines in the log')
+
+
 def cmd_report(args):
     leaves = read_leaves(args.files)
     rows = suite_rows(leaves)
@@ -159,6 +174,7 @@ def cmd_report(args):
         if item['status'] in ('FAIL', 'ERROR'):
             print(f'failed: {item["config"]} {item["suite"]}: {item["case"]} '
                   f'(log: {item["log"]})')
+            print_diag(item['diag'])
     passed = sum(r[0] for r in rows.values())
     failed = sum(r[1] for r in rows.values())
     skipped = sum(r[2] for r in rows.values())

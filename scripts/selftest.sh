@@ -287,7 +287,7 @@ results_of() {
 t_summary() {
 	local r=$REPO/scripts/results.py
 	results_of $'KTAP version 1\n1..1\n# Subtest: s\n1..2\nok 1 a\nok 2 b # SKIP no\nok 1 s'
-	fails results_of $'KTAP version 1\n1..1\n# Subtest: s\n1..2\nok 1 a\nnot ok 2 b\nnot ok 1 s'
+	fails results_of $'KTAP version 1\n1..1\n# Subtest: s\n1..2\nok 1 a\n# b: EXPECTATION FAILED at x.c:7\nnot ok 2 b\nnot ok 1 s'
 	# A crash: the plan promised two cases, one ran.
 	fails results_of $'KTAP version 1\n1..1\n# Subtest: s\n1..2\nok 1 a'
 	fails results_of 'no ktap here'
@@ -295,6 +295,8 @@ t_summary() {
 	# The report counts what the gate counts, and fails on any failure.
 	fails python3 "$r" report "$WORK/summary.jsonl" > "$WORK/report.txt"
 	[[ $(tail -1 "$WORK/report.txt") == '3 passed, 3 failed' ]]
+	# ... and shows why a case failed, not only where its log is.
+	grep -q '^    # b: EXPECTATION FAILED at x.c:7$' "$WORK/report.txt"
 	python3 "$r" junit --out "$WORK/junit.xml" "$WORK/summary.jsonl"
 	grep -q '<failure' "$WORK/junit.xml"
 	grep -q '<skipped' "$WORK/junit.xml"

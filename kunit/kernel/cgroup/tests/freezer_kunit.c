@@ -517,13 +517,38 @@ static bool frz_task_frozen(struct frz_task *ft)
 	return ft->task->frozen;
 }
 
-/* Does @ft make progress over FRZ_SETTLE_MS? */
-static bool frz_task_runs(struct frz_task *ft)
+/*
+ * Does a counter move?  Waits for it (up to FRZ_TIMEOUT_MS), rather than
+ * sampling it across a fixed sleep: under TCG on a loaded host the vCPU
+ * can be descheduled for longer than any sleep, and the sleeper may then
+ * be woken before the counting task has run once.
+ */
+static bool frz_counter_moves(atomic_long_t *ticks)
 {
-	long before = atomic_long_read(&ft->ticks);
+	long before = atomic_long_read(ticks);
+
+	return frz_wait_for(atomic_long_read(ticks) != before);
+}
+
+/* Does a counter stay still for FRZ_SETTLE_MS? */
+static bool frz_counter_still(atomic_long_t *ticks)
+{
+	long before = atomic_long_read(ticks);
 
 	msleep(FRZ_SETTLE_MS);
-	return atomic_long_read(&ft->ticks) != before;
+	return atomic_long_read(ticks) == before;
+}
+
+/* Does @ft make progress? */
+static bool frz_task_runs(struct frz_task *ft)
+{
+	return frz_counter_moves(&ft->ticks);
+}
+
+/* Does @ft make no progress for FRZ_SETTLE_MS? */
+static bool frz_task_still(struct frz_task *ft)
+{
+	return frz_counter_still(&ft->ticks);
 }
 
 /* Count the tasks in @cg, and those of them not frozen. */
@@ -831,8 +856,8 @@ static void frz_test_tasks_stop(struct kunit *test)
 	frz_expect_frozen(test, a, 1);
 	KUNIT_EXPECT_EQ(test, frz_count_tasks(a, &thawed), 3);
 	KUNIT_EXPECT_EQ(test, thawed, 0);
-	KUNIT_EXPECT_FALSE(test, frz_task_runs(t1));
-	KUNIT_EXPECT_FALSE(test, frz_task_runs(late));
+	KUNIT_EXPECT_TRUE(test, frz_task_still(t1));
+	KUNIT_EXPECT_TRUE(test, frz_task_still(late));
 	frz_check_tree(test, true);
 	frz_settle(a);
 
@@ -865,7 +890,7 @@ static void frz_test_task_moves(struct kunit *test)
 	ok = frz_wait_for(frz_cg_frozen(a));
 	KUNIT_EXPECT_TRUE_MSG(test, ok, "a never frozen");
 	frz_expect_frozen(test, a, 1);
-	KUNIT_EXPECT_FALSE(test, frz_task_runs(t));
+	KUNIT_EXPECT_TRUE(test, frz_task_still(t));
 	frz_check_tree(test, true);
 
 	/* Out again: it runs, the cgroup stays frozen (and empty). */
@@ -887,7 +912,7 @@ static void frz_test_task_moves(struct kunit *test)
 	ok = frz_wait_for(frz_cg_frozen(a));
 	KUNIT_EXPECT_TRUE_MSG(test, ok, "a never frozen");
 	KUNIT_EXPECT_TRUE(test, frz_task_frozen(t));
-	KUNIT_EXPECT_FALSE(test, frz_task_runs(t));
+	KUNIT_EXPECT_TRUE(test, frz_task_still(t));
 	KUNIT_EXPECT_EQ(test, a->cgrp->freezer.nr_frozen_tasks, 1);
 	KUNIT_EXPECT_EQ(test, b->cgrp->freezer.nr_frozen_tasks, 0);
 	frz_check_tree(test, true);
@@ -903,15 +928,6 @@ static int frz_kthread_fn(void *arg)
 		schedule_timeout_interruptible(1);
 	}
 	return 0;
-}
-
-/* Does the counter of a kernel thread move over FRZ_SETTLE_MS? */
-static bool frz_ticks_move(atomic_long_t *ticks)
-{
-	long before = atomic_long_read(ticks);
-
-	msleep(FRZ_SETTLE_MS);
-	return atomic_long_read(ticks) != before;
 }
 
 static void frz_kthread_stop(void *arg)
@@ -942,6 +958,13 @@ static void frz_test_kthread_left_alone(struct kunit *test)
 	KUNIT_ASSERT_FALSE(test, IS_ERR(kt));
 	get_task_struct(kt);
 	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, frz_kthread_stop, kt), 0);
+	/*
+	 * A new kernel thread inherits kthreadd's no_cgroup_migration, and
+	 * cgroup.procs refuses it (-EINVAL) until the thread has run far
+	 * enough to call cgroup_kthread_ready(): wait for its first tick.
+	 */
+	KUNIT_ASSERT_TRUE_MSG(test, frz_wait_for(atomic_long_read(ticks) > 0),
+			      "the kernel thread never ran");
 	len = snprintf(pid, sizeof(pid), "%d", task_pid_nr(kt));
 	KUNIT_ASSERT_EQ(test, frz_write(a->path, "cgroup.procs", pid, len), len);
 
@@ -949,7 +972,7 @@ static void frz_test_kthread_left_alone(struct kunit *test)
 	KUNIT_EXPECT_TRUE_MSG(test, frz_wait_for(frz_task_frozen(t)), "the user task never froze");
 	KUNIT_EXPECT_FALSE(test, kt->jobctl & JOBCTL_TRAP_FREEZE);
 	KUNIT_EXPECT_FALSE(test, kt->frozen);
-	KUNIT_EXPECT_TRUE(test, frz_ticks_move(ticks));
+	KUNIT_EXPECT_TRUE(test, frz_counter_moves(ticks));
 	frz_expect_frozen(test, a, 0);
 
 	/* Out of the freezing cgroup into a frozen one: still left alone. */
@@ -957,7 +980,7 @@ static void frz_test_kthread_left_alone(struct kunit *test)
 	frz_expect_frozen(test, b, 1);
 	KUNIT_ASSERT_EQ(test, frz_write(b->path, "cgroup.procs", pid, len), len);
 	KUNIT_EXPECT_FALSE(test, kt->jobctl & JOBCTL_TRAP_FREEZE);
-	KUNIT_EXPECT_TRUE(test, frz_ticks_move(ticks));
+	KUNIT_EXPECT_TRUE(test, frz_counter_moves(ticks));
 	KUNIT_EXPECT_TRUE(test, frz_task_frozen(t));
 	KUNIT_EXPECT_EQ(test, a->cgrp->freezer.nr_frozen_tasks, 1);
 	KUNIT_EXPECT_EQ(test, b->cgrp->freezer.nr_frozen_tasks, 0);
