@@ -11,16 +11,20 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/capability.h>
+#include <linux/loop.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include "cred.h"
 #include "file.h"
 #include "ktap.h"
 #include "proc.h"
@@ -705,6 +709,144 @@ static void test_fs_flush(void)
 	ktap_ok(dm_remove(NAME) == 0 && no_dm_devices(), "fs flush: removed");
 }
 
+/*
+ * dust_prepare_ioctl(): an ioctl the block layer does not handle itself
+ * goes to the underlying device.  dm passes it through for anyone who has
+ * the device open when the target maps all of that device, and asks for
+ * CAP_SYS_RAWIO when it maps a part (a start offset or a shorter length).
+ * The scratch disk (virtio) has no ioctls of its own, so these cases put
+ * dm-dust on a loop device, whose LOOP_GET_STATUS64 answers with the name
+ * its backing file was given.  A target with a start offset is always
+ * shorter than its device (dm refuses a table that reaches past the end),
+ * so its case checks the same length test through another table.
+ */
+#define LOOP_FILE	"/tmp/dust-loop"
+#define LOOP_NAME	"kunit52-dust-loop"
+#define LOOP_SECTORS	8192ULL		/* 4 MiB */
+#define IOCTL_LIMIT	30		/* s for one case's child */
+
+struct ioctl_case {
+	const char *what;
+	unsigned long long len;		/* target sectors */
+	unsigned long long start;	/* sectors into the loop device */
+	bool rawio;			/* the caller keeps CAP_SYS_RAWIO */
+	int err;			/* the errno expected, 0: passed through */
+};
+
+static const struct ioctl_case ioctl_cases[] = {
+	{ "whole device", LOOP_SECTORS, 0, false, 0 },
+	{ "one sector short", LOOP_SECTORS - 1, 0, false, ENOTTY },
+	{ "one sector short", LOOP_SECTORS - 1, 0, true, 0 },
+	{ "start 1, to the end", LOOP_SECTORS - 1, 1, false, ENOTTY },
+	{ "start 1, to the end", LOOP_SECTORS - 1, 1, true, 0 },
+};
+
+/* Attach LOOP_FILE (made here) to a free loop device: its fd, or -errno. */
+static int loop_attach(char *dev, size_t size)
+{
+	struct loop_config cfg = { 0 };
+	int ctl, nr, fd, lfd, err = 0;
+
+	ctl = open("/dev/loop-control", O_RDWR);
+	if (ctl < 0)
+		return -errno;
+	nr = ioctl(ctl, LOOP_CTL_GET_FREE);
+	err = nr < 0 ? errno : 0;
+	close(ctl);
+	if (err)
+		return -err;
+	snprintf(dev, size, "/dev/loop%d", nr);
+	fd = open(LOOP_FILE, O_RDWR | O_CREAT | O_TRUNC, 0600);
+	if (fd < 0)
+		return -errno;
+	if (ftruncate(fd, LOOP_SECTORS * SECTOR)) {
+		err = errno;
+		close(fd);
+		return -err;
+	}
+	lfd = open(dev, O_RDWR);
+	cfg.fd = fd;
+	snprintf((char *)cfg.info.lo_file_name, sizeof(cfg.info.lo_file_name), "%s", LOOP_NAME);
+	if (lfd >= 0 && ioctl(lfd, LOOP_CONFIGURE, &cfg)) {
+		err = errno;
+		close(lfd);
+		lfd = -1;
+	} else if (lfd < 0) {
+		err = errno;
+	}
+	close(fd);
+	return lfd >= 0 ? lfd : -err;
+}
+
+static void loop_detach(int lfd)
+{
+	ioctl(lfd, LOOP_CLR_FD);
+	close(lfd);
+	unlink(LOOP_FILE);
+}
+
+/*
+ * In a child: open the dust device, keep only the capabilities of @arg's
+ * case and ask for the loop device's status through it.  0, the errno,
+ * or EBADMSG if the answer is not the loop device's.
+ */
+static int ioctl_child(void *arg)
+{
+	const struct ioctl_case *c = arg;
+	struct loop_info64 info = { 0 };
+	int fd = open(dust_dev(), O_RDONLY), err;
+
+	if (fd < 0)
+		return errno;
+	err = cred_drop(CRED_NOBODY, CRED_NOBODY,
+			c->rawio ? CRED_CAP(CAP_SYS_RAWIO) : CRED_NO_CAPS);
+	if (err)
+		return err;
+	if (ioctl(fd, LOOP_GET_STATUS64, &info))
+		return errno;
+	return strcmp((char *)info.lo_file_name, LOOP_NAME) ? EBADMSG : 0;
+}
+
+static void ioctl_case_name(const struct ioctl_case *c, char *name, size_t size)
+{
+	snprintf(name, size, "ioctl: %s, %s CAP_SYS_RAWIO: %s", c->what,
+		 c->rawio ? "with" : "without",
+		 c->err ? "refused" : "passed through to the loop device");
+}
+
+static void test_ioctl_passthrough(void)
+{
+	const size_t n = sizeof(ioctl_cases) / sizeof(ioctl_cases[0]);
+	const struct ioctl_case *c;
+	char loop[32], table[128], name[128], why[128];
+	int lfd, err;
+	size_t i;
+
+	lfd = loop_attach(loop, sizeof(loop));
+	snprintf(why, sizeof(why), "no loop device: %s", strerror(-lfd));
+	for (i = 0; i < n; i++) {
+		c = &ioctl_cases[i];
+		ioctl_case_name(c, name, sizeof(name));
+		if (lfd < 0) {
+			ktap_skip(name, why);
+			continue;
+		}
+		snprintf(table, sizeof(table), "0 %llu dust %s %llu 512", c->len, loop, c->start);
+		if (create(NAME, table)) {
+			ktap_diag("create '%s': %s", table, out);
+			ktap_ok(false, "%s", name);
+			continue;
+		}
+		err = proc_call(ioctl_child, (void *)c, IOCTL_LIMIT, "the ioctl child");
+		if (err != c->err)
+			ktap_diag("LOOP_GET_STATUS64: %s, expected %s", strerror(err),
+				  c->err ? strerror(c->err) : "the loop device's status");
+		ktap_ok(err == c->err && dm_remove(NAME) == 0, "%s", name);
+	}
+	if (lfd >= 0)
+		loop_detach(lfd);
+}
+
 struct bad_table {
 	const char *args;
 	const char *error;
@@ -783,6 +925,7 @@ int main(void)
 	test_mapper_node();
 	test_flush();
 	test_fs_flush();
+	test_ioctl_passthrough();
 	test_bad_tables();
 	return ktap_finish();
 }
