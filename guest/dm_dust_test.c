@@ -765,17 +765,20 @@ static int loop_attach(char *dev, size_t size)
 		return -err;
 	}
 	lfd = open(dev, O_RDWR);
+	if (lfd < 0) {
+		err = errno;
+		close(fd);
+		return -err;
+	}
 	cfg.fd = fd;
 	snprintf((char *)cfg.info.lo_file_name, sizeof(cfg.info.lo_file_name), "%s", LOOP_NAME);
-	if (lfd >= 0 && ioctl(lfd, LOOP_CONFIGURE, &cfg)) {
+	if (ioctl(lfd, LOOP_CONFIGURE, &cfg)) {
 		err = errno;
 		close(lfd);
-		lfd = -1;
-	} else if (lfd < 0) {
-		err = errno;
+		lfd = -err;
 	}
-	close(fd);
-	return lfd >= 0 ? lfd : -err;
+	close(fd);	/* the loop device holds its own reference */
+	return lfd;
 }
 
 static void loop_detach(int lfd)
@@ -841,6 +844,8 @@ static void test_ioctl_passthrough(void)
 		err = proc_call(ioctl_child, (void *)c, IOCTL_LIMIT, "the ioctl child");
 		/* Removed whatever the result, so that one failure stays one. */
 		removed = dm_remove(NAME) == 0;
+		if (!removed)
+			ktap_diag("dmsetup remove %s: %s", NAME, out);
 		if (err != c->err)
 			ktap_diag("LOOP_GET_STATUS64: %s, expected %s", strerror(err),
 				  c->err ? strerror(c->err) : "the loop device's status");
