@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "cred.h"
+#include "failslab.h"
 #include "file.h"
 #include "ktap.h"
 #include "proc.h"
@@ -909,6 +910,150 @@ static void test_bad_tables(void)
 	ktap_ok(ok, "a table reaching past the end of the disk is refused");
 }
 
+/* ---- allocation failures (failslab) ---- */
+
+#define ALLOC_BLOCK	5	/* the block whose addbadblock cannot allocate */
+#define ALLOC_TABLE	"dust2"	/* the device whose table cannot allocate */
+
+static int alloc_add_block(void)
+{
+	char msg[64];
+
+	snprintf(msg, sizeof(msg), "addbadblock %d", ALLOC_BLOCK);
+	return message(msg);
+}
+
+static int alloc_create(void)
+{
+	char table[128];
+
+	snprintf(table, sizeof(table), "0 %llu dust %s 0 512", TARGET_SECTORS, DISK);
+	return create(ALLOC_TABLE, table);
+}
+
+/* The failed addbadblock left the list as it was: empty. */
+static bool alloc_list_unchanged(void)
+{
+	return count_says(0) && query_says(ALLOC_BLOCK, false);
+}
+
+/* The failed table left no device behind. */
+static bool alloc_no_device(void)
+{
+	if (!device_exists(ALLOC_TABLE))
+		return true;
+	dm_remove(ALLOC_TABLE);
+	return false;
+}
+
+struct alloc_case {
+	const char *name;
+	/* The function that allocates, and its caller should it be inlined. */
+	const char *fn, *caller;
+	bool quiet;		/* NAME in quiet mode */
+	int (*act)(void);	/* makes the allocation: an exit code */
+	const char *log;	/* what the failure logs ... */
+	bool logs;		/* ... or must not log */
+	bool (*unchanged)(void);
+};
+
+/* dm-dust's two allocations: the bad block list's nodes and the context. */
+static const struct alloc_case alloc_cases[] = {
+	{ "addbadblock", "dust_add_block", "dust_message", false, alloc_add_block,
+	  "dust_add_block: badblock allocation failed", true, alloc_list_unchanged },
+	{ "addbadblock in quiet mode", "dust_add_block", "dust_message", true,
+	  alloc_add_block, "badblock allocation failed", false, alloc_list_unchanged },
+	{ "table", "dust_ctr", NULL, false, alloc_create,
+	  "dust: Cannot allocate context", true, alloc_no_device },
+};
+
+/* Arm failslab in @c's function, or its caller if that is not in kallsyms. */
+static bool alloc_arm(const struct alloc_case *c)
+{
+	unsigned long start, end;
+	const char *fn = c->fn;
+	bool found = ksym_range(fn, &start, &end);
+
+	if (!found && c->caller) {
+		fn = c->caller;
+		found = ksym_range(fn, &start, &end);
+	}
+	if (!found) {
+		ktap_diag("%s() is not in /proc/kallsyms%s", c->fn,
+			  c->caller ? ", nor its caller" : "");
+		return false;
+	}
+	ktap_diag("%s: failing the next allocation in %s() [%#lx, %#lx)", c->name, fn,
+		  start, end);
+	return failslab_arm(start, end);
+}
+
+/* The device's log mode is @quiet: "quiet" toggles it. */
+static bool set_quiet(bool quiet)
+{
+	if (status_says(quiet ? "bypass quiet" : "bypass verbose"))
+		return true;
+	return message_says("quiet", "") &&
+	       status_says(quiet ? "bypass quiet" : "bypass verbose");
+}
+
+static void alloc_case_run(const struct alloc_case *c)
+{
+	bool armed, failed, fired, logged_ok;
+	int rc;
+
+	if (!set_quiet(c->quiet)) {
+		ktap_ok(false, "allocation failure: %s: " NAME " in %s mode", c->name,
+			c->quiet ? "quiet" : "verbose");
+		return;
+	}
+	klog_clear();
+	armed = alloc_arm(c);
+	rc = armed ? c->act() : -1;
+	fired = armed && failslab_fired();
+	if (!failslab_disarm())
+		armed = false;
+	failed = rc > 0;
+	logged_ok = !strstr(klog(), c->log) == !c->logs;
+	if (!failed || !fired || !logged_ok)
+		ktap_diag("armed %d, exit %d (%s), failslab fired %d, '%s' logged: %s",
+			  armed, rc, out, fired, c->log, strstr(klog(), c->log) ? "yes" : "no");
+	ktap_ok(armed && failed && fired && logged_ok && c->unchanged(),
+		"allocation failure: %s fails, %s '%s' and changes nothing", c->name,
+		c->logs ? "logs" : "does not log", c->log);
+}
+
+/*
+ * Every allocation dm-dust makes fails once, with failslab limited to the
+ * function that makes it: the message or table fails, the log says so
+ * unless in quiet mode, nothing changes, and the same call succeeds once
+ * failslab is disarmed.
+ */
+static void test_alloc_failures(void)
+{
+	char table[128];
+	unsigned int i;
+
+	if (!failslab_available()) {
+		ktap_skip("allocation failures", FAILSLAB_MISSING);
+		return;
+	}
+	snprintf(table, sizeof(table), "0 %llu dust %s 0 512", TARGET_SECTORS, DISK);
+	if (!ktap_ok(create(NAME, table) == 0, "allocation failures: create '%s'", table)) {
+		ktap_diag("%s", out);
+		return;
+	}
+	for (i = 0; i < sizeof(alloc_cases) / sizeof(alloc_cases[0]); i++)
+		alloc_case_run(&alloc_cases[i]);
+	ktap_ok(set_quiet(false) && alloc_add_block() == 0 && count_says(1) &&
+		query_says(ALLOC_BLOCK, true),
+		"allocation failures: disarmed, addbadblock %d succeeds", ALLOC_BLOCK);
+	ktap_ok(alloc_create() == 0 && dm_remove(ALLOC_TABLE) == 0,
+		"allocation failures: disarmed, the table is accepted");
+	ktap_ok(dm_remove(NAME) == 0 && no_dm_devices(),
+		"allocation failures: dmsetup remove leaves no device");
+}
+
 int main(void)
 {
 	struct stat st;
@@ -935,5 +1080,6 @@ int main(void)
 	test_fs_flush();
 	test_ioctl_passthrough();
 	test_bad_tables();
+	test_alloc_failures();
 	return ktap_finish();
 }

@@ -30,7 +30,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <limits.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,6 +38,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "failslab.h"
 #include "file.h"
 #include "ktap.h"
 #include "nfs.h"
@@ -76,7 +76,6 @@ static void klog_take(void)
 }
 
 /* Fault injection: failslab, limited to allocations made in FAULT_FN. */
-#define FAILSLAB	"/sys/kernel/debug/failslab"
 #define FAULT_FN	"nfs4_client_to_reclaim"
 #define FAULT_WAIT	60	/* s for client 1 to reach FAULT_FN in grace */
 #define FAULT_POLL	0.1	/* s between two reads of failslab's times */
@@ -452,108 +451,16 @@ static void rm_recovery(void)
 
 /* ---- allocation failures injected with failslab ---- */
 
-/*
- * [*start, *end) of the kernel text of function @fn: its address and the
- * next higher symbol's, from /proc/kallsyms.
- */
-static bool kallsyms_range(const char *fn, unsigned long *start,
-			   unsigned long *end)
+/* failslab has injected its one failure. */
+static enum wait_result failslab_check_fired(void *arg)
 {
-	char line[512], name[256], type;
-	unsigned long addr;
-	FILE *f = fopen("/proc/kallsyms", "r");
-
-	*start = 0;
-	*end = ULONG_MAX;
-	if (!f)
-		return false;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "%lx %c %255s", &addr, &type, name) == 3 &&
-		    (type == 't' || type == 'T') && !strcmp(name, fn))
-			*start = addr;
-	rewind(f);
-	while (*start && fgets(line, sizeof(line), f))
-		if (sscanf(line, "%lx", &addr) == 1 && addr > *start &&
-		    addr < *end)
-			*end = addr;
-	fclose(f);
-	return *start && *end != ULONG_MAX;
-}
-
-struct knob {
-	const char *file, *value;
-};
-
-/* Write each of @n failslab knobs; false (and why) at the first refusal. */
-static bool failslab_set(const struct knob *k, int n)
-{
-	char path[256];
-
-	for (; n--; k++) {
-		snprintf(path, sizeof(path), FAILSLAB "/%s", k->file);
-		int err = file_write(path, k->value);
-
-		if (err) {
-			ktap_diag("%s <- %s: %s", path, k->value, strerror(err));
-			return false;
-		}
-	}
-	return true;
-}
-
-/*
- * Fail the next slab allocation made with FAULT_FN on the stack, and no
- * other: nfsd allocates with GFP_KERNEL, which failslab ignores by
- * default; verbose 2 prints the failing call's stack on the console.
- */
-static bool failslab_arm(unsigned long start, unsigned long end)
-{
-	char from[32], to[32];
-	const struct knob arm[] = {
-		{ "probability", "0" },
-		{ "require-start", from },
-		{ "require-end", to },
-		{ "ignore-gfp-wait", "N" },
-		{ "task-filter", "N" },
-		{ "interval", "1" },
-		{ "space", "0" },
-		{ "verbose", "2" },
-		{ "times", "1" },
-		{ "probability", "100" },
-	};
-
-	snprintf(from, sizeof(from), "%#lx", start);
-	snprintf(to, sizeof(to), "%#lx", end);
-	return failslab_set(arm, sizeof(arm) / sizeof(arm[0]));
-}
-
-/* failslab's defaults: no injection. */
-static bool failslab_disarm(void)
-{
-	static const struct knob disarm[] = {
-		{ "probability", "0" },
-		{ "ignore-gfp-wait", "Y" },
-		{ "require-start", "0" },
-		{ "require-end", "0xffffffffffffffff" },
-	};
-
-	return failslab_set(disarm, sizeof(disarm) / sizeof(disarm[0]));
-}
-
-/* failslab has injected its one failure: "times" reads 0. */
-static enum wait_result failslab_fired(void *arg)
-{
-	char buf[32];
-
 	(void)arg;
-	if (file_read(FAILSLAB "/times", buf, sizeof(buf)) > 0 && atoi(buf) == 0)
-		return WAIT_DONE;
-	return WAIT_AGAIN;
+	return failslab_fired() ? WAIT_DONE : WAIT_AGAIN;
 }
 
 static bool failslab_wait_fired(double limit)
 {
-	return wait_until(failslab_fired, NULL, limit, FAULT_POLL,
+	return wait_until(failslab_check_fired, NULL, limit, FAULT_POLL,
 			  "an allocation in " FAULT_FN "() to fail");
 }
 
@@ -569,12 +476,12 @@ static void legacy_alloc_failure(struct holder *h)
 	bool armed, fired;
 	int err;
 
-	if (access(FAILSLAB, F_OK)) {
+	if (!failslab_available()) {
 		ktap_skip("legacy: nfsd survives a failed reclaim record allocation in its grace period",
-			  "no " FAILSLAB " (CONFIG_FAILSLAB, CONFIG_FAULT_INJECTION_DEBUG_FS)");
+			  FAILSLAB_MISSING);
 		return;
 	}
-	if (!ktap_ok(kallsyms_range(FAULT_FN, &start, &end),
+	if (!ktap_ok(ksym_range(FAULT_FN, &start, &end),
 		     "legacy: " FAULT_FN "() is in /proc/kallsyms"))
 		return;
 	rm_recovery_records();
