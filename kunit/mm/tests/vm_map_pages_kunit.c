@@ -40,6 +40,7 @@ struct vmp_ctx {
 	int start_refs[VMP_MAX_PAGES + VMP_GUARD_PAGES];
 	unsigned long num;	/* pages handed to the helper */
 	unsigned long allocated;	/* num and the guard pages */
+	struct file *file;	/* its ->mmap maps the array */
 	bool zero;		/* vm_map_pages_zero() instead of vm_map_pages() */
 	int ret;		/* the helper's return value */
 	int calls;		/* how often ->mmap ran */
@@ -79,15 +80,16 @@ static void vmp_fput(void *file)
 }
 
 /*
- * An array of @num tagged pages and its guard pages, freed when the test
- * ends, and a file whose ->mmap maps the array.
+ * An array of @num tagged pages and its guard pages, and a file whose
+ * ->mmap maps the array with vm_map_pages() or, if @zero,
+ * vm_map_pages_zero(); all freed when the test ends.
  */
-static struct file *vmp_setup(struct kunit *test, struct vmp_ctx *ctx,
-			      unsigned long num, bool zero)
+static struct vmp_ctx *vmp_setup(struct kunit *test, unsigned long num, bool zero)
 {
-	struct file *file;
+	struct vmp_ctx *ctx = kunit_kzalloc(test, sizeof(*ctx), GFP_KERNEL);
 	unsigned long i;
 
+	KUNIT_ASSERT_NOT_NULL(test, ctx);
 	KUNIT_ASSERT_LE(test, num, VMP_MAX_PAGES);
 	ctx->num = num;
 	ctx->zero = zero;
@@ -100,19 +102,35 @@ static struct file *vmp_setup(struct kunit *test, struct vmp_ctx *ctx,
 		*(u64 *)page_address(ctx->pages[i]) = vmp_tag(i);
 		ctx->start_refs[i] = page_ref_count(ctx->pages[i]);
 	}
-	file = anon_inode_getfile("kunit-vm-map-pages", &vmp_fops, ctx, O_RDWR);
-	KUNIT_ASSERT_FALSE(test, IS_ERR(file));
-	KUNIT_ASSERT_EQ(test, 0, kunit_add_action_or_reset(test, vmp_fput, file));
-	return file;
+	ctx->file = anon_inode_getfile("kunit-vm-map-pages", &vmp_fops, ctx, O_RDWR);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(ctx->file));
+	KUNIT_ASSERT_EQ(test, 0, kunit_add_action_or_reset(test, vmp_fput, ctx->file));
+	return ctx;
 }
 
-/* mmap @npages of @file at page offset @pgoff, shared, read-write. */
-static unsigned long vmp_map(struct kunit *test, struct file *file,
+/*
+ * mmap @npages of @ctx's file at page offset @pgoff, shared, read-write:
+ * the address, or an error as an IS_ERR_VALUE() address.
+ */
+static unsigned long vmp_map(struct kunit *test, struct vmp_ctx *ctx,
 			     unsigned long npages, unsigned long pgoff)
 {
-	return kunit_vm_mmap(test, file, 0, npages * PAGE_SIZE,
-			     PROT_READ | PROT_WRITE, MAP_SHARED,
-			     pgoff << PAGE_SHIFT);
+	unsigned long addr = kunit_vm_mmap(test, ctx->file, 0, npages * PAGE_SIZE,
+					   PROT_READ | PROT_WRITE, MAP_SHARED,
+					   pgoff << PAGE_SHIFT);
+
+	KUNIT_ASSERT_NE_MSG(test, addr, 0, "kunit_vm_mmap() could not map");
+	return addr;
+}
+
+/* vmp_map() of @npages from page 0, which must succeed. */
+static unsigned long vmp_map_ok(struct kunit *test, struct vmp_ctx *ctx,
+				unsigned long npages)
+{
+	unsigned long addr = vmp_map(test, ctx, npages, 0);
+
+	KUNIT_ASSERT_FALSE_MSG(test, IS_ERR_VALUE(addr), "mmap: %ld", (long)addr);
+	return addr;
 }
 
 /* The tag user space reads at the start of the page at @uaddr, or 0. */
@@ -185,14 +203,9 @@ KUNIT_ARRAY_PARAM(vmp, vmp_cases, vmp_case_desc);
 static void vm_map_pages_test(struct kunit *test)
 {
 	const struct vmp_case *c = test->param_value;
-	struct vmp_ctx *ctx = kunit_kzalloc(test, sizeof(*ctx), GFP_KERNEL);
-	struct file *file;
-	unsigned long addr, i;
+	struct vmp_ctx *ctx = vmp_setup(test, c->num, c->zero);
+	unsigned long addr = vmp_map(test, ctx, c->npages, c->pgoff), i;
 
-	KUNIT_ASSERT_NOT_NULL(test, ctx);
-	file = vmp_setup(test, ctx, c->num, c->zero);
-	addr = vmp_map(test, file, c->npages, c->pgoff);
-	KUNIT_ASSERT_NE_MSG(test, addr, 0, "kunit_vm_mmap() could not map");
 	KUNIT_EXPECT_EQ(test, ctx->calls, 1);
 	KUNIT_EXPECT_EQ(test, ctx->ret, c->err);
 	if (c->err) {
@@ -218,16 +231,11 @@ static void vm_map_pages_test(struct kunit *test)
 /* User writes reach the kernel's pages and kernel writes reach user space. */
 static void vm_map_pages_shared_test(struct kunit *test)
 {
-	struct vmp_ctx *ctx = kunit_kzalloc(test, sizeof(*ctx), GFP_KERNEL);
 	const u64 user = 0x75736572ULL, kernel = 0x6b65726eULL;
-	struct file *file;
-	unsigned long addr, i;
+	struct vmp_ctx *ctx = vmp_setup(test, 3, false);
+	unsigned long addr = vmp_map_ok(test, ctx, 3), i;
 	u64 *kaddr;
 
-	KUNIT_ASSERT_NOT_NULL(test, ctx);
-	file = vmp_setup(test, ctx, 3, false);
-	addr = vmp_map(test, file, 3, 0);
-	KUNIT_ASSERT_FALSE(test, !addr || IS_ERR_VALUE(addr));
 	for (i = 0; i < 3; i++) {
 		unsigned long uaddr = addr + i * PAGE_SIZE;
 		/* The last word of the page: the whole page is shared. */
@@ -250,14 +258,9 @@ static void vm_map_pages_shared_test(struct kunit *test)
  */
 static void vm_map_pages_partial_munmap_test(struct kunit *test)
 {
-	struct vmp_ctx *ctx = kunit_kzalloc(test, sizeof(*ctx), GFP_KERNEL);
-	struct file *file;
-	unsigned long addr;
+	struct vmp_ctx *ctx = vmp_setup(test, 4, false);
+	unsigned long addr = vmp_map_ok(test, ctx, 4);
 
-	KUNIT_ASSERT_NOT_NULL(test, ctx);
-	file = vmp_setup(test, ctx, 4, false);
-	addr = vmp_map(test, file, 4, 0);
-	KUNIT_ASSERT_FALSE(test, !addr || IS_ERR_VALUE(addr));
 	KUNIT_EXPECT_EQ(test, vm_munmap(addr + PAGE_SIZE, 2 * PAGE_SIZE), 0);
 	vmp_expect_refs(test, ctx, 0, 1);
 	vmp_expect_refs(test, ctx, 1, 0);
@@ -278,18 +281,14 @@ static void vm_map_pages_partial_munmap_test(struct kunit *test)
  */
 static void vm_map_pages_bad_page_test(struct kunit *test)
 {
-	struct vmp_ctx *ctx = kunit_kzalloc(test, sizeof(*ctx), GFP_KERNEL);
-	struct file *file;
+	struct vmp_ctx *ctx = vmp_setup(test, 3, false);
+	void *slab = kunit_kmalloc(test, PAGE_SIZE, GFP_KERNEL);
 	unsigned long addr;
-	void *slab;
 
-	KUNIT_ASSERT_NOT_NULL(test, ctx);
-	slab = kunit_kmalloc(test, PAGE_SIZE, GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, slab);
-	file = vmp_setup(test, ctx, 3, false);
 	KUNIT_ASSERT_TRUE(test, PageSlab(virt_to_page(slab)));
 	ctx->pages[2] = virt_to_page(slab);
-	addr = vmp_map(test, file, 3, 0);
+	addr = vmp_map(test, ctx, 3, 0);
 	KUNIT_EXPECT_EQ(test, ctx->ret, -EINVAL);
 	KUNIT_EXPECT_EQ(test, (long)addr, -EINVAL);
 	vmp_expect_refs(test, ctx, 0, 0);
