@@ -6,8 +6,9 @@
 # Write the upstream-style series: every commit of the prepared tree on top
 # of "pristine" (patches/series plus any commit of your own), with each
 # test source from kunit/ folded into the first commit that refers to it
-# by name (the hook that #includes it).  The result applies with "git am"
-# on pristine linux-source-6.12.  The prepared tree is not modified.
+# by name (the hook that #includes it, or the Makefile line that builds
+# it).  The result applies with "git am" on pristine linux-source-6.12.
+# The prepared tree is not modified.
 #
 # Besides, OUTDIR/send/<subsystem>/ holds the same patches as one series
 # per subsystem, each on pristine, with a cover letter (subject and text
@@ -25,6 +26,14 @@ trap 'rm -f "$INDEX"' EXIT
 
 tgit() {
 	git -C "$TREE" "$@"
+}
+
+# Does COMMIT refer to the test source F: an #include of it, or (a test
+# built on its own) the Makefile line of its object?
+refers_to() {
+	local name
+	name=$(basename "$2")
+	tgit show --format= "$1" | grep -qF -e "$name" -e "${name%.c}.o"
 }
 
 # Rewrite COMMIT onto PARENT with the test sources claimed so far added;
@@ -134,7 +143,7 @@ main() {
 	for commit in $(tgit rev-list --reverse pristine..HEAD); do
 		for f in "${files[@]}"; do
 			[[ -n "${seen[$f]:-}" ]] && continue
-			if tgit show --format= "$commit" | grep -qF "$(basename "$f")"; then
+			if refers_to "$commit" "$f"; then
 				claimed+=("$f")
 				seen[$f]=1
 			fi
