@@ -123,6 +123,28 @@ static int create(const char *name, const char *table)
 	return cmd(argv);
 }
 
+/*
+ * Create @name as the plain target: TARGET_SECTORS at the start of the
+ * disk, 512-byte blocks.  Its table goes into @table.
+ */
+static int create_plain(const char *name, char *table, size_t size)
+{
+	snprintf(table, size, "0 %llu dust %s 0 512", TARGET_SECTORS, DISK);
+	return create(name, table);
+}
+
+/* create_plain() of NAME as one KTAP result, "@what: create '<table>'". */
+static bool start_plain(const char *what)
+{
+	char table[128];
+	bool ok = ktap_ok(create_plain(NAME, table, sizeof(table)) == 0, "%s: create '%s'",
+			  what, table);
+
+	if (!ok)
+		ktap_diag("%s", out);
+	return ok;
+}
+
 static int dm_remove(const char *name)
 {
 	const char *argv[] = { "dmsetup", "remove", name, NULL };
@@ -164,12 +186,10 @@ static void test_mapper_node(void)
 {
 	const char *dd[] = { "dd", "if=/dev/zero", "of=/dev/mapper/" NAME, "bs=512",
 			     "count=128", "oflag=direct", NULL };
-	char table[128];
 	struct stat st;
 	bool node;
 
-	snprintf(table, sizeof(table), "0 %llu dust %s 0 512", TARGET_SECTORS, DISK);
-	if (!ktap_ok(create(NAME, table) == 0, "mapper node: create '%s'", table))
+	if (!start_plain("mapper node"))
 		return;
 	node = !stat("/dev/mapper/" NAME, &st) && S_ISBLK(st.st_mode) &&
 	       st.st_rdev == dm_devno(NAME);
@@ -620,14 +640,10 @@ static void test_partial_block(unsigned int blksz, unsigned long long offset)
  */
 static void test_flush(void)
 {
-	char table[128];
 	int fd, err;
 
-	snprintf(table, sizeof(table), "0 %llu dust %s 0 512", TARGET_SECTORS, DISK);
-	if (!ktap_ok(create(NAME, table) == 0, "flush: create '%s'", table)) {
-		ktap_diag("%s", out);
+	if (!start_plain("flush"))
 		return;
-	}
 	message_says("addbadblock 0 1", "");
 	message_says("addbadblock 1", "");
 	message_says("enable", "");
@@ -676,14 +692,10 @@ static void test_fs_flush(void)
 {
 	const char *mkfs[] = { "busybox", "mke2fs", "-F", "-b", "1024",
 			       "/dev/mapper/" NAME, NULL };
-	char table[128];
 	int err;
 
-	snprintf(table, sizeof(table), "0 %llu dust %s 0 512", TARGET_SECTORS, DISK);
-	if (!ktap_ok(create(NAME, table) == 0, "fs flush: create '%s'", table)) {
-		ktap_diag("%s", out);
+	if (!start_plain("fs flush"))
 		return;
-	}
 	mkdir("/mnt", 0755);
 	mkdir(FS_MNT, 0755);
 	if (!ktap_ok(cmd(mkfs) == 0 &&
@@ -927,8 +939,7 @@ static int alloc_create(void)
 {
 	char table[128];
 
-	snprintf(table, sizeof(table), "0 %llu dust %s 0 512", TARGET_SECTORS, DISK);
-	return create(ALLOC_TABLE, table);
+	return create_plain(ALLOC_TABLE, table, sizeof(table));
 }
 
 /* The failed addbadblock left the list as it was: empty. */
@@ -1031,18 +1042,14 @@ static void alloc_case_run(const struct alloc_case *c)
  */
 static void test_alloc_failures(void)
 {
-	char table[128];
 	unsigned int i;
 
 	if (!failslab_available()) {
 		ktap_skip("allocation failures", FAILSLAB_MISSING);
 		return;
 	}
-	snprintf(table, sizeof(table), "0 %llu dust %s 0 512", TARGET_SECTORS, DISK);
-	if (!ktap_ok(create(NAME, table) == 0, "allocation failures: create '%s'", table)) {
-		ktap_diag("%s", out);
+	if (!start_plain("allocation failures"))
 		return;
-	}
 	for (i = 0; i < sizeof(alloc_cases) / sizeof(alloc_cases[0]); i++)
 		alloc_case_run(&alloc_cases[i]);
 	ktap_ok(set_quiet(false) && alloc_add_block() == 0 && count_says(1) &&
