@@ -28,6 +28,7 @@
 #include "failslab.h"
 #include "file.h"
 #include "ktap.h"
+#include "loop.h"
 #include "proc.h"
 
 #define DISK		"/dev/vda"
@@ -754,53 +755,6 @@ static const struct ioctl_case ioctl_cases[] = {
 	{ "start 1, to the end", LOOP_SECTORS - 1, 1, true, 0 },
 };
 
-/* Attach LOOP_FILE (made here) to a free loop device: its fd, or -errno. */
-static int loop_attach(char *dev, size_t size)
-{
-	struct loop_config cfg = { 0 };
-	int ctl, nr, fd, lfd, err = 0;
-
-	ctl = open("/dev/loop-control", O_RDWR);
-	if (ctl < 0)
-		return -errno;
-	nr = ioctl(ctl, LOOP_CTL_GET_FREE);
-	err = nr < 0 ? errno : 0;
-	close(ctl);
-	if (err)
-		return -err;
-	snprintf(dev, size, "/dev/loop%d", nr);
-	fd = open(LOOP_FILE, O_RDWR | O_CREAT | O_TRUNC, 0600);
-	if (fd < 0)
-		return -errno;
-	if (ftruncate(fd, LOOP_SECTORS * SECTOR)) {
-		err = errno;
-		close(fd);
-		return -err;
-	}
-	lfd = open(dev, O_RDWR);
-	if (lfd < 0) {
-		err = errno;
-		close(fd);
-		return -err;
-	}
-	cfg.fd = fd;
-	snprintf((char *)cfg.info.lo_file_name, sizeof(cfg.info.lo_file_name), "%s", LOOP_NAME);
-	if (ioctl(lfd, LOOP_CONFIGURE, &cfg)) {
-		err = errno;
-		close(lfd);
-		lfd = -err;
-	}
-	close(fd);	/* the loop device holds its own reference */
-	return lfd;
-}
-
-static void loop_detach(int lfd)
-{
-	ioctl(lfd, LOOP_CLR_FD);
-	close(lfd);
-	unlink(LOOP_FILE);
-}
-
 /*
  * In a child: open the dust device, keep only the capabilities of @arg's
  * case and ask for the loop device's status through it.  0, the errno,
@@ -839,7 +793,7 @@ static void test_ioctl_passthrough(void)
 	int lfd, err;
 	size_t i;
 
-	lfd = loop_attach(loop, sizeof(loop));
+	lfd = loop_attach(LOOP_FILE, LOOP_SECTORS * SECTOR, LOOP_NAME, loop, sizeof(loop));
 	snprintf(why, sizeof(why), "no loop device: %s", strerror(-lfd));
 	for (i = 0; i < n; i++) {
 		c = &ioctl_cases[i];
@@ -865,7 +819,7 @@ static void test_ioctl_passthrough(void)
 		ktap_ok(err == c->err && removed, "%s", name);
 	}
 	if (lfd >= 0)
-		loop_detach(lfd);
+		loop_detach(lfd, LOOP_FILE);
 }
 
 struct bad_table {
