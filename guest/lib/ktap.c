@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /* KTAP output for the guest test programs (ktap.h). */
+#define _GNU_SOURCE
+#include <ctype.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -116,4 +119,63 @@ void ktap_parallel(int n, const char *const names[], void (*fn)(int i))
 			ktap_diag("%s: could not start it", names[i]);
 		ktap_ok(ok, "%s", names[i]);
 	}
+}
+
+/* Is @line a TAP or KTAP version line ("TAP version 13", "KTAP version 1")? */
+static bool is_version_line(const char *line, size_t len)
+{
+	int n = 0;
+
+	if (len && line[0] == 'K') {
+		line++;
+		len--;
+	}
+	return len > 12 && !strncmp(line, "TAP version ", 12) &&
+	       sscanf(line + 12, "%*d%n", &n) == 0 && n == (int)len - 12;
+}
+
+/*
+ * If @line is a result without a description, as kselftest prints a skip
+ * ("ok 3 # SKIP reason"), the offset of its "#"; else 0.
+ */
+static size_t nameless_result(const char *line, size_t len)
+{
+	size_t i;
+
+	if (len > 3 && !strncmp(line, "ok ", 3))
+		i = 3;
+	else if (len > 7 && !strncmp(line, "not ok ", 7))
+		i = 7;
+	else
+		return 0;
+	if (!isdigit((unsigned char)line[i]))
+		return 0;
+	while (i < len && isdigit((unsigned char)line[i]))
+		i++;
+	return len - i >= 2 && line[i] == ' ' && line[i + 1] == '#' ? i + 1 : 0;
+}
+
+bool ktap_subtest_output(const char *name, const char *out, bool pass)
+{
+	const char *line = out, *end, *diag = NULL;
+	size_t len, diag_len = 0, hash;
+
+	printf("    KTAP version 1\n    # Subtest: %s\n", name);
+	for (; *line; line = *end ? end + 1 : end) {
+		end = strchrnul(line, '\n');
+		len = end - line;
+		if (is_version_line(line, len))
+			continue;
+		hash = nameless_result(line, len);
+		if (hash && diag)
+			printf("    %.*s%.*s %.*s\n", (int)hash, line, (int)diag_len, diag,
+			       (int)(len - hash), line + hash);
+		else
+			printf("    %.*s\n", (int)len, line);
+		if (len > 2 && !strncmp(line, "# ", 2)) {
+			diag = line + 2;
+			diag_len = len - 2;
+		}
+	}
+	return ktap_ok(pass, "%s", name);
 }

@@ -28,4 +28,14 @@ int ktap_finish(void);
  */
 void ktap_parallel(int n, const char *const names[], void (*fn)(int i));
 
+/*
+ * Print @out, the TAP output of another program (a kernel selftest), as
+ * a subtest named @name: its own "TAP version" line dropped, the rest
+ * indented, and a result without a description (kselftest's "ok 3 # SKIP
+ * reason", which kunit.py cannot parse) given the text of the diagnostic
+ * line before it.  Then report it as one case of the caller, passed if
+ * @pass.  Returns @pass.
+ */
+bool ktap_subtest_output(const char *name, const char *out, bool pass);
+
 #endif
