@@ -20,7 +20,6 @@
 #include <linux/file.h>
 #include <linux/fs.h>
 #include <linux/gfp.h>
-#include <linux/kthread.h>
 #include <linux/mm.h>
 #include <linux/mman.h>
 #include <linux/sched/mm.h>
@@ -135,23 +134,6 @@ static unsigned long vmp_map_ok(struct kunit *test, struct vmp_ctx *ctx,
 	return addr;
 }
 
-/*
- * Give back the mm kunit_vm_mmap() attached to the test thread, with
- * everything mapped in it.  KUnit itself never does: the thread would
- * exit still using the mm, and exit_mm() leaves kthread_use_mm()'s
- * reference behind (kmemleak reports the mm).  Each case calls this
- * last; a case stopped by a failed assertion still leaks it.
- */
-static void vmp_release_mm(void)
-{
-	struct mm_struct *mm = current->mm;
-
-	if (!mm)
-		return;
-	kthread_unuse_mm(mm);
-	mmput(mm);
-}
-
 /* The tag user space reads at the start of the page at @uaddr, or 0. */
 static u64 vmp_user_tag(unsigned long uaddr)
 {
@@ -231,7 +213,6 @@ static void vm_map_pages_test(struct kunit *test)
 		KUNIT_EXPECT_TRUE(test, IS_ERR_VALUE(addr));
 		KUNIT_EXPECT_EQ(test, (long)addr, (long)c->err);
 		vmp_expect_no_refs(test, ctx);
-		vmp_release_mm();
 		return;
 	}
 	KUNIT_ASSERT_FALSE_MSG(test, IS_ERR_VALUE(addr), "mmap: %ld", (long)addr);
@@ -246,7 +227,6 @@ static void vm_map_pages_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, vm_munmap(addr, c->npages * PAGE_SIZE), 0);
 	vmp_expect_no_refs(test, ctx);
 	KUNIT_EXPECT_EQ(test, vmp_user_tag(addr), 0);
-	vmp_release_mm();
 }
 
 /* User writes reach the kernel's pages and kernel writes reach user space. */
@@ -271,7 +251,6 @@ static void vm_map_pages_shared_test(struct kunit *test)
 	}
 	KUNIT_EXPECT_EQ(test, vm_munmap(addr, 3 * PAGE_SIZE), 0);
 	vmp_expect_no_refs(test, ctx);
-	vmp_release_mm();
 }
 
 /*
@@ -294,7 +273,6 @@ static void vm_map_pages_partial_munmap_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, vmp_user_tag(addr + 3 * PAGE_SIZE), vmp_tag(3));
 	KUNIT_EXPECT_EQ(test, vm_munmap(addr, 4 * PAGE_SIZE), 0);
 	vmp_expect_no_refs(test, ctx);
-	vmp_release_mm();
 }
 
 /*
@@ -316,7 +294,6 @@ static void vm_map_pages_bad_page_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, (long)addr, -EINVAL);
 	vmp_expect_refs(test, ctx, 0, 0);
 	vmp_expect_refs(test, ctx, 1, 0);
-	vmp_release_mm();
 }
 
 static struct kunit_case vm_map_pages_test_cases[] = {
