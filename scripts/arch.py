@@ -24,6 +24,7 @@ KUNIT52_ARCH fields:
   system_args     kernel arguments for the full-system boots
   gate_variant    the kernel configuration "make test" runs this arch's
                   tests on: "" (plain) or "debug" (hardened)
+  linux_arch      (derived from QEMU_ARCH) the kernel's ARCH= for this arch
   extra_boots     (optional) short boots beside the full-system one, each
                   running one guest test under other QEMU or kernel
                   arguments (e.g. another CPU model): a list of dicts with
@@ -32,7 +33,7 @@ KUNIT52_ARCH fields:
 Usage:
   arch.py --list                 the architectures, one per line
   arch.py ARCH FIELD             a field (a list: one item per line); the
-                                 derived fields qemu and guest_cc too
+                                 derived fields qemu, guest_cc, linux_arch too
   arch.py ARCH system-qemu KERNEL INITRD SCRATCH KTAP
                                  the full-system boot's QEMU command
                                  line, one argument per line
@@ -104,7 +105,7 @@ def load(arch):
 		die(f"{path}: KUNIT52_ARCH lacks {', '.join(missing)}")
 	if table['virtio'] not in VIRTIO_DEVICES:
 		die(f"{path}: virtio must be one of {', '.join(VIRTIO_DEVICES)}")
-	return table
+	return dict(table, linux_arch=mod.QEMU_ARCH['linux_arch'])
 
 
 def field(table, name):
@@ -112,8 +113,10 @@ def field(table, name):
 		return 'qemu-system-' + table['qemu_arch']
 	if name == 'guest_cc':
 		return (table['cross_compile'] or '') + 'gcc'
+	if name == 'linux_arch':
+		return table['linux_arch']
 	if name not in FIELDS:
-		die(f"unknown field '{name}' (fields: {' '.join(FIELDS)} qemu guest_cc)")
+		die(f"unknown field '{name}' (fields: {' '.join(FIELDS)} qemu guest_cc linux_arch)")
 	return table[name]
 
 

@@ -9,8 +9,9 @@
 # libraries they link) from Debian packages for ARCH, unpacked with
 # "dpkg -x" (nothing is installed on the host), our /init, our guest
 # test programs (guest/*_test.c, linked with guest/lib) and the kernel's own selftests
-# listed in SELFTESTS (from the prepared tree), all built static for ARCH,
-# and the script selftests of SELFTEST_SCRIPTS with our wrappers.
+# listed in SELFTESTS and SELFTEST_PROGRAMS (from the prepared tree, against its
+# UAPI headers), all built static for ARCH, and the script selftests of
+# SELFTEST_SCRIPTS with our wrappers.
 set -euo pipefail
 # shellcheck source=scripts/lib.sh
 source "$(dirname "$0")/lib.sh"
@@ -23,22 +24,30 @@ GUEST_DEBS=(busybox-static coreutils dmsetup libdevmapper1.02.1 libc6 libselinux
 	    libblkid1 libuuid1 libevent-core-2.1-7 libsqlite3-0 libsystemd0
 	    liblzma5 libzstd1 liblz4-1 libgcrypt20 libgpg-error0
 	    libgssapi-krb5-2 libkrb5-3 libk5crypto3 libcom-err2 libkrb5support0
-	    libkeyutils1 libreadline8 libtinfo6 zlib1g)
+	    libkeyutils1 libreadline8 libtinfo6 zlib1g e2fsprogs libext2fs2)
 # Architecture-independent packages (configuration files).
 GUEST_DEBS_ALL=(netbase libtirpc-common)
 # Programs copied from the packages, with their libraries.  coreutils'
 # dd prints what dm-dust.rst shows (busybox's differs), and goes in /bin
-# before /init links busybox's applets there.
+# before /init links busybox's applets there; so does e2fsprogs' mke2fs,
+# which makes ext4 for gup_longterm_test (busybox's makes ext2 only).
 GUEST_TOOLS=(sbin/dmsetup bin/dd
 	     usr/sbin/rpc.nfsd usr/sbin/rpc.mountd usr/sbin/exportfs
-	     usr/sbin/nfsdcld sbin/rpcbind usr/bin/sqlite3)
+	     usr/sbin/nfsdcld sbin/rpcbind usr/bin/sqlite3
+	     sbin/mke2fs)
 # Plain files copied from the packages: libtirpc's transports, RPC
-# program numbers and services for rpcbind, mountd and nfsd.
-GUEST_FILES=(etc/netconfig etc/rpc etc/services etc/protocols)
+# program numbers and services for rpcbind, mountd and nfsd; the file
+# system types mke2fs knows.
+GUEST_FILES=(etc/netconfig etc/rpc etc/services etc/protocols etc/mke2fs.conf)
 # Kernel selftests run as guest tests: "name: sources" under
 # tools/testing/selftests.  They keep their names (test_freezer looks for
 # "(test_freezer)" in /proc/PID/stat).
 SELFTESTS=("test_freezer: cgroup/test_freezer.c cgroup/cgroup_util.c")
+# Kernel selftests that a guest test of ours runs (guest/gup_longterm_test.c):
+# "name: sources", built to /selftests/DIR/name, DIR the first source's
+# directory.
+SELFTEST_PROGRAMS=("gup_longterm: mm/gup_longterm.c mm/vm_util.c"
+		   "gup_test: mm/gup_test.c mm/vm_util.c")
 # Kernel selftests that are scripts: "name: directory" under
 # tools/testing/selftests.  The directory is copied to /selftests, and
 # guest/NAME, our wrapper that names the cases to run, is the test.
@@ -180,16 +189,57 @@ build_guest_tests() {
 	done
 }
 
-build_selftests() {
-	local arch=$1 out=$2 st name srcs cc dir=$TREE/tools/testing/selftests
+# The prepared tree's UAPI headers for ARCH ("make headers", out of tree
+# in DIR): the selftests use what the distribution's headers may lack.
+# Prints the include directory.
+uapi_headers() {
+	local arch=$1 dir=$2
+	make -s -C "$TREE" O="$dir" ARCH="$(arch_fact "$arch" linux_arch)" headers \
+		> "$dir.log" 2>&1 ||
+		die "cannot make the UAPI headers for $arch (log: $dir.log)"
+	echo "$dir/usr/include"
+}
+
+# The local_config.h that tools/testing/selftests/mm's Makefile generates
+# (check_config.sh), in DIR: no liburing for the guest, so gup_longterm's
+# io_uring cases are left out when it is compiled.
+selftest_local_config() {
+	mkdir -p "$1"
+	echo '/* kunit52: no liburing in the guest */' > "$1/local_config.h"
+}
+
+# build_selftest ARCH OUT HEADERS CONFIG "name: sources": OUT/name, with
+# the UAPI headers in HEADERS, local_config.h in CONFIG and the tree
+# itself on the include path, compiled in the sources' directory, as the
+# selftests' Makefiles do (gup_longterm names its temporary file after
+# __FILE__, which must not hold a directory of this machine).
+build_selftest() {
+	local arch=$1 out=$2 headers=$3 config=$4 name=${5%%:*}
+	local dir=$TREE/tools/testing/selftests cc sub
+	local -a srcs
+	read -ra srcs <<< "${5#*:}"
+	sub=$(dirname "${srcs[0]}")
 	cc=$(arch_fact "$arch" guest_cc)
-	[[ -d "$dir" ]] || die "no prepared tree at $TREE (run: make prepare)"
+	mkdir -p "$out"
+	(cd "$dir/$sub" &&
+	 "$cc" -static -O2 -pthread -isystem "$headers" -I"$TREE" -I"$dir" -I"$config" \
+		-o "$out/$name" "${srcs[@]#"$sub"/}") ||
+		die "cannot build selftest $name for $arch"
+}
+
+# SELFTESTS to ROOT/tests, SELFTEST_PROGRAMS to ROOT/selftests/DIR, for ARCH;
+# STAGE holds the headers.
+build_selftests() {
+	local arch=$1 root=$2 stage=$3 config=$3/selftest-config st headers srcs
+	[[ -d "$TREE/tools/testing/selftests" ]] || die "no prepared tree at $TREE (run: make prepare)"
+	headers=$(uapi_headers "$arch" "$stage/uapi")
+	selftest_local_config "$config"
 	for st in "${SELFTESTS[@]}"; do
-		name=${st%%:*}
-		read -ra srcs <<< "${st#*:}"
-		"$cc" -static -O2 -pthread -I"$dir" -o "$out/$name" \
-			"${srcs[@]/#/$dir/}" ||
-			die "cannot build selftest $name for $arch"
+		build_selftest "$arch" "$root/tests" "$headers" "$config" "$st"
+	done
+	for st in "${SELFTEST_PROGRAMS[@]}"; do
+		read -r _ srcs _ <<< "$st"
+		build_selftest "$arch" "$root/selftests/$(dirname "$srcs")" "$headers" "$config" "$st"
 	done
 }
 
@@ -266,7 +316,7 @@ main() {
 	done
 	install -m 0755 "$REPO/guest/init" "$root/init"
 	build_guest_tests "$arch" "$root/tests" "$stage/guest-lib"
-	build_selftests "$arch" "$root/tests"
+	build_selftests "$arch" "$root" "$stage"
 	copy_selftest_scripts "$root/tests" "$root"
 	copy_docs "$arch" "$root"
 	copy_modules "$arch" "$root"

@@ -103,11 +103,14 @@ t_new_arch() {
 	    -e "s/'console': 'ttyS0'/'console': 'ttyS9'/" \
 	    -e "s/'virtio': 'pci'/'virtio': 'mmio'/" \
 	    -e "s/'system_args': 'acpi=off'/'system_args': 'riscv_only=1'/" \
+	    -e "s/linux_arch='x86_64'/linux_arch='riscv'/" \
 	    "$REPO/qemu_configs/x86_64.py" > "$dir/riscv64.py"
 	export KUNIT52_QEMU_CONFIGS=$dir
 	[[ $("$REPO/scripts/arch.py" --list | tr '\n' ' ') == "arm64 riscv64 x86_64 " ]]
 	[[ $("$REPO/scripts/arch.py" riscv64 guest_cc) == riscv64-linux-gnu-gcc ]]
 	[[ $("$REPO/scripts/arch.py" riscv64 debian_arch) == riscv64 ]]
+	# The kernel's ARCH= (the guest's UAPI headers) is kunit.py's own.
+	[[ $("$REPO/scripts/arch.py" riscv64 linux_arch) == riscv ]]
 	# An extra boot's QEMU arguments, one a line; none is no line at all
 	# (an empty argument would be a QEMU drive without media).
 	[[ $("$REPO/scripts/arch.py" riscv64 extra-boot mds-kvm64 qemu | tr '\n' ' ') == "-cpu kvm64 " ]]
