@@ -10,7 +10,7 @@
 #   make mutants [ARCH=..]         prove the suites go red on planted kernel bugs
 #   make coverage [ARCH=..]       Clang + gcov kernel, one boot, lcov report -> build/coverage/index.html
 #   make bench [BENCH_COLD=1]      figures (vmalloc search scaling, the loop) -> docs/benchmarks.md
-#   make soak [ARCH=..] [SOAK_SECONDS=600] [SEED=..]  the vmalloc model test over many seeds
+#   make soak [ARCH=..] [SOAK_SECONDS=600] [SEED=..]  the vmalloc model test over many seeds, then a long test_vmalloc stress run
 #   make prepare | series | checkpatch | selftest | clean | distclean
 
 ARCH  ?= x86_64

@@ -7,14 +7,22 @@
 # consecutive seeds from SEED (default: a random one) until SECONDS have
 # passed, in boots of at most 240 s each (KUnit stops a case after 300 s).
 # Prints every boot's seed range, and the first failing seed if one fails;
-# replay that seed with vmalloc.kunit_seed=<seed>.  Exit status: 0 only if
-# every seed passed.  Logs: build/ARCH/soak/.
+# replay that seed with vmalloc.kunit_seed=<seed>.  Then one long run of
+# lib/test_vmalloc.c's stress mode on the hardened kernel
+# (guest/vmalloc_stress_test.c; make test runs a short one):
+# KUNIT52_STRESS_LOOPS loops per test and worker, within
+# KUNIT52_STRESS_LIMIT seconds.  Exit status: 0 only if every seed and
+# the stress run passed.  Logs: build/ARCH/soak/.
 set -euo pipefail
 # shellcheck source=scripts/lib.sh
 source "$(dirname "$0")/lib.sh"
 
 CASE=vmalloc_free_space.vmalloc_random_model_test
 CHUNK=240
+STRESS_LOOPS=${KUNIT52_STRESS_LOOPS:-2000}
+STRESS_LIMIT=${KUNIT52_STRESS_LIMIT:-1800}
+# s beyond the stress run's limit for the rest of its boot (KUnit first).
+STRESS_BOOT_SLACK=900
 
 usage() {
 	echo "usage: ${0##*/} ARCH SECONDS [SEED]" >&2
@@ -28,6 +36,24 @@ soak_boot() {
 	KUNIT52_BOOT_TIMEOUT=$((secs + 180)) \
 	KUNIT52_RESULTS=$SOAK_DIR/results.jsonl \
 		"$REPO/scripts/kunit.sh" "$ARCH" "$CASE" > "$log" 2>&1
+}
+
+# The hardened kernel of $ARCH, built if needed, runs the stress test
+# once, long; its parameters go on the kernel command line.
+soak_stress() {
+	local log=$SOAK_DIR/stress.log
+	info "soak $ARCH: test_vmalloc stress mode, $STRESS_LOOPS loops, on the hardened kernel (log: $log)"
+	KUNIT52_VARIANT=debug KUNIT52_KUNIT_MODE=build KUNIT52_RESULTS=/dev/null \
+		"$REPO/scripts/kunit.sh" "$ARCH" '*' > "$log" 2>&1 ||
+		die "soak $ARCH: cannot build the hardened kernel (log: $log)"
+	KUNIT52_VARIANT=debug KUNIT52_RESULTS=$SOAK_DIR/stress.jsonl \
+	KUNIT52_SYSTEM_TIMEOUT=$((STRESS_LIMIT + STRESS_BOOT_SLACK)) \
+	KUNIT52_SYSTEM_ARGS="kunit52.vmalloc_stress_loops=$STRESS_LOOPS kunit52.vmalloc_stress_limit=$STRESS_LIMIT kunit52.timeout=$((STRESS_LIMIT + 60))" \
+		"$REPO/scripts/system.sh" "$ARCH" 'vmalloc_stress*' >> "$log" 2>&1 || {
+		echo "soak $ARCH: test_vmalloc stress run FAILED; log: $log"
+		return 1
+	}
+	echo "soak $ARCH: test_vmalloc stress run passed ($STRESS_LOOPS loops); log: $log"
 }
 
 main() {
@@ -69,6 +95,7 @@ main() {
 		seed=$((last + 1))
 	done
 	echo "soak $ARCH: all seeds passed in ${secs}s ($n boots); next seed would be $seed"
+	soak_stress
 }
 
 main "$@"
