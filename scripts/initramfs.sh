@@ -191,11 +191,14 @@ build_guest_tests() {
 
 # The prepared tree's UAPI headers for ARCH ("make headers", out of tree
 # in DIR): the selftests use what the distribution's headers may lack.
-# Prints the include directory.
+# DIR lies in the arch's build directory, so that every initramfs of that
+# build (the harness self-tests' too, at the same time as the gate's
+# boot) shares one copy, made under a lock.  Prints the include directory.
 uapi_headers() {
 	local arch=$1 dir=$2
-	make -s -C "$TREE" O="$dir" ARCH="$(arch_fact "$arch" linux_arch)" headers \
-		> "$dir.log" 2>&1 ||
+	mkdir -p "$dir"
+	flock "$dir.lock" make -s -C "$TREE" O="$dir" \
+		ARCH="$(arch_fact "$arch" linux_arch)" headers > "$dir.log" 2>&1 ||
 		die "cannot make the UAPI headers for $arch (log: $dir.log)"
 	echo "$dir/usr/include"
 }
@@ -232,7 +235,7 @@ build_selftest() {
 build_selftests() {
 	local arch=$1 root=$2 stage=$3 config=$3/selftest-config st headers srcs
 	[[ -d "$TREE/tools/testing/selftests" ]] || die "no prepared tree at $TREE (run: make prepare)"
-	headers=$(uapi_headers "$arch" "$stage/uapi")
+	headers=$(uapi_headers "$arch" "$(build_dir "$arch")/uapi")
 	selftest_local_config "$config"
 	for st in "${SELFTESTS[@]}"; do
 		build_selftest "$arch" "$root/tests" "$headers" "$config" "$st"
