@@ -199,19 +199,6 @@ static void test_gup_longterm(bool have_ext4)
 	huge_pages_reserve("0");
 }
 
-/* Make @file PIN_MIB long, so that gup_test's mapping lies inside it. */
-static bool make_pin_file(const char *file)
-{
-	int fd = open(file, O_RDWR | O_CREAT | O_TRUNC, 0644);
-	bool ok = fd >= 0 && !ftruncate(fd, (off_t)PIN_MIB << 20);
-
-	if (!ok)
-		ktap_diag("%s: %s", file, strerror(errno));
-	if (fd >= 0)
-		close(fd);
-	return ok;
-}
-
 static void pin_case_name(const struct pin_case *c, char *name, size_t size)
 {
 	snprintf(name, size, "gup_test -L: %s", c->what);
@@ -223,7 +210,7 @@ static void test_pin(const struct pin_case *c, bool have_ext4)
 	const char *argv[16] = { GUP_TEST, "-L", "-m", XSTR(PIN_MIB) };
 	char name[128];
 	bool extent_ok;
-	int code, i, n = 4;
+	int code, err, i, n = 4;
 
 	pin_case_name(c, name, sizeof(name));
 	if (c->file && !strncmp(c->file, EXT4_MNT "/", strlen(EXT4_MNT) + 1) && !have_ext4) {
@@ -233,8 +220,10 @@ static void test_pin(const struct pin_case *c, bool have_ext4)
 	for (i = 0; c->args[i]; i++)
 		argv[n++] = c->args[i];
 	if (c->file) {
-		if (!make_pin_file(c->file)) {
-			ktap_ok(false, "%s: make %s", name, c->file);
+		/* PIN_MIB long, so that gup_test's mapping lies inside it. */
+		err = file_create_sized(c->file, (unsigned long long)PIN_MIB << 20);
+		if (err) {
+			ktap_ok(false, "%s: make %s: %s", name, c->file, strerror(err));
 			return;
 		}
 		argv[n++] = "-f";

@@ -41,6 +41,20 @@ int file_write_flags(const char *path, const char *text, int flags)
 	return err;
 }
 
+int file_create_sized(const char *path, unsigned long long bytes)
+{
+	int fd, err = 0;
+
+	fd = open(path, O_WRONLY | O_CLOEXEC | O_CREAT | O_TRUNC, 0644);
+	if (fd < 0)
+		return errno;
+	if (ftruncate(fd, bytes))
+		err = errno;
+	if (close(fd) && !err)
+		err = errno;
+	return err;
+}
+
 ssize_t file_read(const char *path, char *buf, size_t size)
 {
 	ssize_t n, len = 0;

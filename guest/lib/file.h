@@ -15,6 +15,8 @@
 int file_write(const char *path, const char *text);
 /* Write @text to @path opened O_WRONLY | @flags (O_APPEND, ...): 0 or errno. */
 int file_write_flags(const char *path, const char *text, int flags);
+/* Make @path (created or truncated) @bytes long, a sparse file: 0 or errno. */
+int file_create_sized(const char *path, unsigned long long bytes);
 /* Read the whole (small) file @path into @buf, NUL-terminated: its length, or -1. */
 ssize_t file_read(const char *path, char *buf, size_t size);
 

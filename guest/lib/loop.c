@@ -7,6 +7,7 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
+#include "file.h"
 #include "loop.h"
 
 /* A free loop device's number, or -errno. */
@@ -23,22 +24,6 @@ static int loop_free_nr(void)
 	return err ? -err : nr;
 }
 
-/* @file made anew, @bytes long: its fd, or -errno. */
-static int backing_file(const char *file, unsigned long long bytes)
-{
-	int fd, err;
-
-	fd = open(file, O_RDWR | O_CREAT | O_TRUNC, 0600);
-	if (fd < 0)
-		return -errno;
-	if (ftruncate(fd, bytes)) {
-		err = errno;
-		close(fd);
-		return -err;
-	}
-	return fd;
-}
-
 int loop_attach(const char *file, unsigned long long bytes, const char *name,
 		char *dev, size_t size)
 {
@@ -49,9 +34,15 @@ int loop_attach(const char *file, unsigned long long bytes, const char *name,
 	if (nr < 0)
 		return nr;
 	snprintf(dev, size, "/dev/loop%d", nr);
-	fd = backing_file(file, bytes);
-	if (fd < 0)
-		return fd;
+	err = file_create_sized(file, bytes);
+	if (err)
+		return -err;
+	fd = open(file, O_RDWR);
+	if (fd < 0) {
+		err = errno;
+		unlink(file);
+		return -err;
+	}
 	lfd = open(dev, O_RDWR);
 	if (lfd < 0) {
 		err = errno;
