@@ -52,9 +52,14 @@ struct tally {
 	int workers, as_designed, passed, failed;
 };
 
+/* run_module()'s exit code when the module's init returned 0 (no errno). */
+#define STAYED_LOADED	255
+
 static int run_module(void *arg)
 {
-	return test_vmalloc_run(arg);
+	int err = test_vmalloc_run(arg);
+
+	return err < 0 ? STAYED_LOADED : err;
 }
 
 /* The workers still alive, each with its kernel stack: the run's progress. */
@@ -135,7 +140,9 @@ int main(void)
 	if (rc < 0)
 		show_workers();
 	if (!ktap_ok(rc == 0, "test_vmalloc stress run ends within %ld s (%.0f s; %s)", limit,
-		     now_s() - t0, rc < 0 ? "timed out" : rc ? strerror(rc) : "EAGAIN, as designed"))
+		     now_s() - t0, rc < 0 ? "timed out" :
+		     rc == STAYED_LOADED ? "its init returned 0: the module stayed loaded" :
+		     rc ? strerror(rc) : "EAGAIN, as designed"))
 		return ktap_finish();
 
 	seen = tally_log(t);
