@@ -231,7 +231,7 @@ build_selftest() {
 }
 
 # SELFTESTS to ROOT/tests, SELFTEST_PROGRAMS to ROOT/selftests/DIR, for ARCH;
-# STAGE holds the headers.
+# their local_config.h goes to STAGE (the headers, to the build directory).
 build_selftests() {
 	local arch=$1 root=$2 stage=$3 config=$3/selftest-config st headers srcs
 	[[ -d "$TREE/tools/testing/selftests" ]] || die "no prepared tree at $TREE (run: make prepare)"
