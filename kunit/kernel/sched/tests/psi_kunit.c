@@ -77,6 +77,9 @@ static const struct psi_trigger_case psi_trigger_cases[] = {
 	       PSI_MEM_SOME, 1000, 2000),
 	PSI_OK("largest window", "some 1 10000000", PSI_IO, true, PSI_IO_SOME,
 	       1, 10000000),
+	/* More than 2^32 ns: a 32-bit multiplication would wrap. */
+	PSI_OK("threshold and window past 2^32 ns", "some 5000000 10000000",
+	       PSI_MEM, true, PSI_MEM_SOME, 5000000, 10000000),
 	PSI_OK("threshold equal to the window", "some 500000 500000", PSI_MEM,
 	       true, PSI_MEM_SOME, 500000, 500000),
 	PSI_OK("window shorter than psi.rst's old 500ms", "some 1000 100000",
