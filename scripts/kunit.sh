@@ -82,7 +82,7 @@ kunit_args() {
 		printf '%s\n' "--timeout=$BOOT_TIMEOUT"
 	fi
 	if [[ "$MODE" != exec ]]; then
-		kunitconfigs | sed 's/^/--kunitconfig=/'
+		kunitconfigs "$arch" | sed 's/^/--kunitconfig=/'
 		variant_make_options | sed 's/^/--make_options=/'
 		echo "--jobs=$(nproc)"
 		cross=$(arch_fact "$arch" cross_compile)
@@ -147,7 +147,7 @@ main() {
 	fi
 	echo
 	results_of_ktap kunit "$label" "$build/test.log" --quiet || rc=1
-	report=$(grep -a -m1 -E "$KUNIT52_REPORT_RE" "$build/test.log" 2>/dev/null || true)
+	report=$(first_report "$build/test.log")
 	if [[ -n "$report" ]]; then
 		echo "kunit $label: kernel report on the console: $report" >&2
 		result kunit "$label" kernel-report "no kernel report" FAIL \

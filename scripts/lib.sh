@@ -179,3 +179,24 @@ ccache_summary() {
 # WARN()s and the reports of KASAN, UBSAN, KFENCE, lockdep, kmemleak,
 # DEBUG_LIST and DEBUG_OBJECTS (the last two report through WARN or BUG).
 export KUNIT52_REPORT_RE='Kernel panic|Oops|(^|\] )WARNING:|BUG:|KASAN:|UBSAN:|KFENCE:|unreferenced object|suspected memory leak|possible recursive locking|possible circular locking|inconsistent lock state|INFO: task .* blocked|Unable to handle kernel|general protection fault'
+
+# Where a report is expected, the console says so, and first_report
+# skips it: a guest test provoking one on purpose (guest/kuap_test.c)
+# logs these two markers around it, and the KASAN suite (kasan, its
+# KUnit section) provokes its reports by design.  A panic is never
+# expected: "Kernel panic" counts anywhere.
+export KUNIT52_EXPECTED_BEGIN='kunit52: expected kernel report begins'
+export KUNIT52_EXPECTED_END='kunit52: expected kernel report ends'
+
+# first_report FILE: the first line of the console log FILE that reports
+# a bug outside the expected reports (nothing if none).
+first_report() {
+	[[ -f "$1" ]] || return 0
+	awk -v re="$KUNIT52_REPORT_RE" -v begin="$KUNIT52_EXPECTED_BEGIN" \
+	    -v end="$KUNIT52_EXPECTED_END" '
+		index($0, begin) { expected = 1; next }
+		index($0, end) { expected = 0; next }
+		/# Subtest: kasan\r?$/ { expected = 1; next }
+		/ok [0-9]+ kasan\r?$/ { expected = 0; next }
+		$0 ~ re && (!expected || /Kernel panic/) { print; exit }' "$1"
+}

@@ -94,12 +94,20 @@ fresh_scratch() {
 	truncate -s 64M "$1"
 }
 
+# console_excerpt LOG LINE: the lines of the console LOG from LINE (the
+# first report) on, as many as EXCERPT_LINES, indented.
+EXCERPT_LINES=15
+console_excerpt() {
+	grep -a -F -x -m1 -A $((EXCERPT_LINES - 1)) -- "$2" "$1" | sed 's/^/    | /'
+}
+
 # Decide the run from the logs; record the results; non-zero on failure.
 judge() {
 	local label=$1 sys=$2 rc=$3 report failed=0
-	report=$(grep -a -m1 -E "$KUNIT52_REPORT_RE" "$sys/console.log" || true)
+	report=$(first_report "$sys/console.log")
 	if [[ -n "$report" ]]; then
 		echo "system $label: kernel report on the console: $report" >&2
+		console_excerpt "$sys/console.log" "$report" >&2
 		result system "$label" kernel-report "no kernel report" FAIL \
 			"$sys/console.log" "$report"
 		failed=1
