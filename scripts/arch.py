@@ -25,6 +25,12 @@ KUNIT52_ARCH fields:
   gate_variant    the kernel configuration "make test" runs this arch's
                   tests on: "" (plain) or "debug" (hardened)
   linux_arch      (derived from QEMU_ARCH) the kernel's ARCH= for this arch
+  guest_tests     (optional) for an arch that Debian has no packages for
+                  (a ports arch): the guest tests its full-system boot
+                  runs, on an initramfs of static programs only
+                  (guest/static_init.c as /init); its kernel then leaves
+                  out kunitconfigs/guest, the Debian guest's options.
+                  Absent: every guest test, on the Debian guest
   extra_boots     (optional) short boots beside the full-system one, each
                   running one guest test under other QEMU or kernel
                   arguments (e.g. another CPU model): a list of dicts with
@@ -56,6 +62,7 @@ MEMORY = '1024'
 FIELDS = ('debian_arch', 'gnu_triplet', 'cross_compile', 'host_packages',
 	  'qemu_arch', 'kernel_path', 'console', 'machine', 'kunit_machine',
 	  'virtio', 'system_args', 'gate_variant')
+OPTIONAL_FIELDS = {'guest_tests': []}
 VIRTIO_DEVICES = {
 	'pci': ('virtio-blk-pci', 'virtio-serial-pci'),
 	'mmio': ('virtio-blk-device', 'virtio-serial-device'),
@@ -115,8 +122,11 @@ def field(table, name):
 		return (table['cross_compile'] or '') + 'gcc'
 	if name == 'linux_arch':
 		return table['linux_arch']
+	if name in OPTIONAL_FIELDS:
+		return table.get(name, OPTIONAL_FIELDS[name])
 	if name not in FIELDS:
-		die(f"unknown field '{name}' (fields: {' '.join(FIELDS)} qemu guest_cc linux_arch)")
+		die(f"unknown field '{name}' (fields: {' '.join(FIELDS + tuple(OPTIONAL_FIELDS))}"
+		    " qemu guest_cc linux_arch)")
 	return table[name]
 
 

@@ -36,10 +36,13 @@ missing_packages() {
 }
 
 # A foreign guest's Debian packages are downloaded (never installed) with
-# apt-get download PKG:DEBIAN_ARCH, which needs that arch's package lists.
+# apt-get download PKG:DEBIAN_ARCH, which needs that arch's package lists;
+# an arch whose guest is static programs only (guest_tests in its table:
+# Debian has no packages for it) needs none.
 enable_foreign_lists() {
 	local a darch
 	for a in "${KUNIT52_ARCHES[@]}"; do
+		[[ -z $(arch_fact "$a" guest_tests) ]] || continue
 		darch=$(arch_fact "$a" debian_arch)
 		[[ $darch != "$(dpkg --print-architecture)" ]] || continue
 		dpkg --print-foreign-architectures | grep -qx "$darch" && continue

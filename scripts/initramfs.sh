@@ -11,7 +11,9 @@
 # test programs (guest/*_test.c, linked with guest/lib) and the kernel's own selftests
 # listed in SELFTESTS and SELFTEST_PROGRAMS (from the prepared tree, against its
 # UAPI headers), all built static for ARCH, and the script selftests of
-# SELFTEST_SCRIPTS with our wrappers.
+# SELFTEST_SCRIPTS with our wrappers.  An arch that Debian has no packages
+# for (guest_tests in its qemu_configs/ table) gets static programs only:
+# guest/static_init.c as /init and the guest tests its table lists.
 set -euo pipefail
 # shellcheck source=scripts/lib.sh
 source "$(dirname "$0")/lib.sh"
@@ -176,17 +178,42 @@ build_guest_lib() {
 		die "cannot archive the guest library for $arch"
 }
 
-# Every guest/*_test.c, static, linked with the library, into OUT.
+# build_guest_program ARCH SRC OUT LIB: guest program SRC, static, linked
+# with the library archive in LIB, as OUT.
+build_guest_program() {
+	local arch=$1 src=$2 out=$3 lib=$4
+	"$(arch_fact "$arch" guest_cc)" -static -O2 -Wall -Wextra -Werror -I"$REPO/guest/lib" \
+		-o "$out" "$src" "$lib/libguest.a" ||
+		die "cannot build guest program $(basename "$src") for $arch"
+}
+
+# Every guest/*_test.c into OUT, its library built in LIB.
 build_guest_tests() {
-	local arch=$1 out=$2 lib=$3 src cc
-	cc=$(arch_fact "$arch" guest_cc)
+	local arch=$1 out=$2 lib=$3 src
 	build_guest_lib "$arch" "$lib"
 	mkdir -p "$out"
 	for src in "$REPO"/guest/*_test.c; do
-		"$cc" -static -O2 -Wall -Wextra -Werror -I"$REPO/guest/lib" \
-			-o "$out/$(basename "${src%.c}")" "$src" "$lib/libguest.a" ||
-			die "cannot build guest test $(basename "$src") for $arch"
+		build_guest_program "$arch" "$src" "$out/$(basename "${src%.c}")" "$lib"
 	done
+}
+
+# The initramfs tree ROOT of an arch that Debian has no packages for
+# (guest_tests in its table): guest/static_init.c as /init, the guest
+# tests of its table in /tests, all static (their library built in
+# STAGE), and the build's test modules.
+static_root() {
+	local arch=$1 root=$2 stage=$3 t
+	local -a tests
+	mapfile -t tests < <(arch_fact "$arch" guest_tests)
+	build_guest_lib "$arch" "$stage/guest-lib"
+	rm -rf "$root"
+	mkdir -p "$root/tests"
+	build_guest_program "$arch" "$REPO/guest/static_init.c" "$root/init" "$stage/guest-lib"
+	for t in "${tests[@]}"; do
+		[[ -f "$REPO/guest/$t.c" ]] || die "$arch's guest_tests names $t: no guest/$t.c"
+		build_guest_program "$arch" "$REPO/guest/$t.c" "$root/tests/$t" "$stage/guest-lib"
+	done
+	copy_modules "$arch" "$root"
 }
 
 # The prepared tree's UAPI headers for ARCH ("make headers", out of tree
@@ -298,15 +325,12 @@ copy_modules() {
 	cp "$ko" "$2/lib/modules/"
 }
 
-main() {
-	local arch=${1:-} sys stage root tri t
-	[[ $# -ge 1 && $# -le 2 ]] || die "usage: ${0##*/} ARCH [DIR]"
-	check_arch "$arch"
-	sys=${2:-$(build_dir "$arch")/system}
-	stage=$sys/stage
-	root=$sys/initramfs
+# The initramfs tree ROOT of the Debian guest: busybox and the tools of
+# GUEST_DEBS, /init, every guest test and selftest, the documents and
+# modules; the packages staged in STAGE.
+debian_root() {
+	local arch=$1 root=$2 stage=$3 tri t
 	tri=$(arch_fact "$arch" gnu_triplet)
-
 	stage_debs "$arch" "$stage"
 	rm -rf "$root"
 	mkdir -p "$root"/{bin,sbin,dev,proc,sys,tmp,run,tests}
@@ -323,6 +347,21 @@ main() {
 	copy_selftest_scripts "$root/tests" "$root"
 	copy_docs "$arch" "$root"
 	copy_modules "$arch" "$root"
+}
+
+main() {
+	local arch=${1:-} sys stage root
+	[[ $# -ge 1 && $# -le 2 ]] || die "usage: ${0##*/} ARCH [DIR]"
+	check_arch "$arch"
+	sys=${2:-$(build_dir "$arch")/system}
+	stage=$sys/stage
+	root=$sys/initramfs
+
+	if [[ -n $(arch_fact "$arch" guest_tests) ]]; then
+		static_root "$arch" "$root" "$stage"
+	else
+		debian_root "$arch" "$root" "$stage"
+	fi
 	(cd "$root" && find . -print0 | LC_ALL=C sort -z |
 		cpio -o -0 -H newc --quiet -R 0:0) | gzip -1 > "$sys/initramfs.cpio.gz"
 	info "initramfs for $arch: $sys/initramfs.cpio.gz ($(du -h "$sys/initramfs.cpio.gz" | cut -f1))"

@@ -64,12 +64,14 @@ progress_ticker() {
 	done
 }
 
-# The kunitconfig fragments of this build, composed by kunit.py: every
-# suite's, the guest's, the lean one, and the variant's.
+# The kunitconfig fragments of ARCH's build, composed by kunit.py: every
+# suite's, the Debian guest's (unless ARCH's guest is static programs
+# only: guest_tests in its table), the lean one, and the variant's.
 kunitconfigs() {
 	local k=$REPO/kunitconfigs
 	find "$k/suites" -type f | LC_ALL=C sort
-	printf '%s\n' "$k/guest" "$k/lean"
+	[[ -n $(arch_fact "$1" guest_tests) ]] || echo "$k/guest"
+	echo "$k/lean"
 	[[ -z "${KUNIT52_VARIANT:-}" ]] || echo "$k/variants/$KUNIT52_VARIANT"
 }
 

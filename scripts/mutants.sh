@@ -9,7 +9,10 @@
 # time, run the suite named by the file's "# suite: GLOB" line (or, with a
 # "# guest: GLOB" line, build and boot the guest tests of that name), and
 # expect it to go red (a failure, crash or hang; not a build error).  The tree is restored
-# after each mutant, and on any exit.  Refuses to run on a tree holding
+# after each mutant, and on any exit.  A list with an "# arch: ARCH..."
+# line is for those arches only, and a guest list is for the arches whose
+# guest has a test of that name (guest_tests): elsewhere it is skipped,
+# and says why.  Refuses to run on a tree holding
 # edits of yours.  Results go to $KUNIT52_RESULTS (default
 # build/mutants/results.jsonl).
 set -euo pipefail
@@ -111,12 +114,42 @@ run_guest() {
 	KUNIT52_RESULTS=/dev/null "$REPO/scripts/system.sh" "$1" "$2"
 }
 
+# guest_has ARCH GLOB: does ARCH's guest have a test named GLOB?  (Every
+# guest test, unless its table lists guest_tests.)
+guest_has() {
+	local t
+	local -a tests
+	mapfile -t tests < <(arch_fact "$1" guest_tests)
+	[[ ${#tests[@]} -gt 0 ]] || return 0
+	for t in "${tests[@]}"; do
+		# shellcheck disable=SC2053 # glob match is the point
+		[[ "$t" == $2 ]] && return 0
+	done
+	return 1
+}
+
+# list_skip ARCH LIST GUEST: why LIST does not apply to ARCH (nothing if it does).
+list_skip() {
+	local arches
+	arches=$(sed -n 's/^# arch: *//p' "$2")
+	if [[ -n "$arches" && " $arches " != *" $1 "* ]]; then
+		echo "for $arches only"
+	elif [[ -n "$3" ]] && ! guest_has "$1" "$3"; then
+		echo "$1's guest has no test '$3'"
+	fi
+}
+
 # run_list ARCH LIST: run every mutant of LIST; count into KILLED/SURVIVED.
 run_list() {
-	local arch=$1 list=$2 suite guest name file old new log rc
+	local arch=$1 list=$2 suite guest name file old new log rc skip
 	suite=$(sed -n 's/^# suite: *//p' "$list")
 	guest=$(sed -n 's/^# guest: *//p' "$list")
 	[[ -n "$suite$guest" ]] || die "$list has no '# suite: GLOB' or '# guest: GLOB' line"
+	skip=$(list_skip "$arch" "$list" "$guest")
+	if [[ -n "$skip" ]]; then
+		echo "skip  ${list##*/}: $skip"
+		return 0
+	fi
 
 	while IFS=$'\t' read -r name file old new; do
 		[[ -z "$name" || "$name" == \#* ]] && continue

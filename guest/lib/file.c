@@ -102,15 +102,39 @@ void klog_clear(void)
 	klogctl(KLOG_CLEAR, NULL, 0);
 }
 
-long cmdline_long(const char *key, long def)
+bool cmdline_value(const char *key, char *val, size_t size)
 {
 	char buf[CMDLINE_MAX], pat[128], *p;
 
 	if (file_read("/proc/cmdline", buf, sizeof(buf)) <= 0)
-		return def;
+		return false;
 	snprintf(pat, sizeof(pat), "%s=", key);
-	for (p = buf; (p = strstr(p, pat)); p++)
-		if (p == buf || p[-1] == ' ')
-			return strtol(p + strlen(pat), NULL, 10);
-	return def;
+	for (p = buf; (p = strstr(p, pat)); p++) {
+		if (p == buf || p[-1] == ' ') {
+			p += strlen(pat);
+			snprintf(val, size, "%.*s", (int)strcspn(p, " \n"), p);
+			return true;
+		}
+	}
+	return false;
+}
+
+long cmdline_long(const char *key, long def)
+{
+	char val[32];
+
+	return cmdline_value(key, val, sizeof(val)) ? strtol(val, NULL, 10) : def;
+}
+
+bool cmdline_has(const char *word)
+{
+	char buf[CMDLINE_MAX], *p;
+	size_t n = strlen(word);
+
+	if (file_read("/proc/cmdline", buf, sizeof(buf)) <= 0)
+		return false;
+	for (p = buf; (p = strstr(p, word)); p++)
+		if ((p == buf || p[-1] == ' ') && strchr(" \n", p[n]))
+			return true;
+	return false;
 }

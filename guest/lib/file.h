@@ -29,7 +29,11 @@ char *oneline(char *s);
 void klog_read(char *buf, size_t size, bool clear);
 void klog_clear(void);
 
+/* The value of "@key=" on the kernel command line into @val: false if absent. */
+bool cmdline_value(const char *key, char *val, size_t size);
 /* The number after "@key=" on the kernel command line, or @def. */
 long cmdline_long(const char *key, long def);
+/* Is @word, a flag without a value ("nosmap"), on the kernel command line? */
+bool cmdline_has(const char *word);
 
 #endif
