@@ -85,6 +85,30 @@ t_soak_bad_input() {
 t_make_unknown_arch() {
 	expect_error "$WORK/make-arch" "unknown ARCH 'sparc'" \
 		make -s --no-print-directory -C "$REPO" kunit ARCH=sparc
+	# make test refuses an unknown GATE_ARCHES before any step; so does
+	# the gate itself, and a blank one.
+	expect_error "$WORK/gate-arch" "unknown ARCH 'sparc' in GATE_ARCHES" \
+		make -s --no-print-directory -C "$REPO" test GATE_ARCHES='x86_64 sparc'
+	expect_error "$WORK/gate-arch-script" "unknown ARCH 'sparc'" \
+		env KUNIT52_GATE_ARCHES='x86_64 sparc' "$REPO/scripts/gate.sh"
+	expect_error "$WORK/gate-blank" "no arch to gate" \
+		env KUNIT52_GATE_ARCHES=' ' "$REPO/scripts/gate.sh"
+}
+
+# The console's bug reports count, except those a test marked as
+# expected (between the markers) and the KASAN suite's own; a panic
+# counts everywhere.
+t_expected_reports() {
+	local log=$WORK/console.txt
+	printf '%s\n' "[ 1.0] $KUNIT52_EXPECTED_BEGIN: lkdtm X" "[ 1.1] Oops: Kernel access" \
+		"[ 1.2] $KUNIT52_EXPECTED_END" "    # Subtest: kasan" \
+		"    BUG: KASAN: slab-out-of-bounds in x" "ok 3 kasan" > "$log"
+	[[ -z $(first_report "$log") ]]
+	echo "[ 2.0] BUG: KASAN: use-after-free in y" >> "$log"
+	[[ $(first_report "$log") == "[ 2.0] BUG: KASAN: use-after-free in y" ]]
+	printf '%s\n' "[ 1.0] $KUNIT52_EXPECTED_BEGIN: lkdtm X" \
+		"[ 1.1] Kernel panic - not syncing: Fatal exception" > "$log"
+	[[ $(first_report "$log") == "[ 1.1] Kernel panic - not syncing: Fatal exception" ]]
 }
 
 # Adding an architecture is one file in qemu_configs/ (README): with a
@@ -106,7 +130,7 @@ t_new_arch() {
 	    -e "s/linux_arch='x86_64'/linux_arch='riscv'/" \
 	    "$REPO/qemu_configs/x86_64.py" > "$dir/riscv64.py"
 	export KUNIT52_QEMU_CONFIGS=$dir
-	[[ $("$REPO/scripts/arch.py" --list | tr '\n' ' ') == "arm64 riscv64 x86_64 " ]]
+	[[ $("$REPO/scripts/arch.py" --list | tr '\n' ' ') == "arm64 powerpc riscv64 x86_64 " ]]
 	[[ $("$REPO/scripts/arch.py" riscv64 guest_cc) == riscv64-linux-gnu-gcc ]]
 	[[ $("$REPO/scripts/arch.py" riscv64 debian_arch) == riscv64 ]]
 	# The kernel's ARCH= (the guest's UAPI headers) is kunit.py's own.
@@ -385,6 +409,7 @@ main() {
 	check unknown-arch t_unknown_arch
 	check unknown-suite t_unknown_suite
 	check make-unknown-arch t_make_unknown_arch
+	check expected-reports t_expected_reports
 	check new-arch-is-one-file t_new_arch
 	check soak-bad-input t_soak_bad_input
 	check prepare-tree-keeps-edits t_prepare_tree
