@@ -3,8 +3,9 @@
 #
 # Usage: scripts/bench.sh [--cold] [ARCH...]   (default: every arch)
 #
-# make bench: measure and print, then write to docs/benchmarks.md (between
-# the "bench:begin/end" markers, with the machine and the command):
+# make bench: measure and print, then write to docs/benchmarks.md, each
+# arch between its own "bench:ARCH:begin/end" markers, with the machine
+# and the command (a run for some arches leaves the others' figures):
 #   1. the vmalloc_bench suite: find_vmap_lowest_match() and allocate+free
 #      pairs on fragmented trees of N = 100 .. 100,000 free blocks, next to
 #      a linear scan of the address-sorted list, in one boot per arch;
@@ -31,6 +32,7 @@ OUT=$REPO/build/bench
 COLD=0
 LOOPS=${KUNIT52_VMALLOC_LOOPS:-10000}
 BACKTICKED=$'\x60make bench\x60'
+CMD="make bench"
 
 # Boot the vmalloc_bench suite on $1; print "N tree linear tree linear" rows.
 bench_rows() {
@@ -67,21 +69,9 @@ bench_table() {
 	}'
 }
 
-# One markdown row per test_vmalloc test, a column per arch.
-join_perf() {
-	local arch
-	for arch in "$@"; do
-		awk -v a="$arch" '{ print $1 "\t" a "\t" $2 }' "$OUT/$arch.perf"
-	done | awk -F'\t' -v arches="$*" '
-		{ if (!($1 in seen)) { seen[$1] = 1; order[++n] = $1 } v[$1, $2] = $3 }
-		END {
-			na = split(arches, A, " ")
-			for (i = 1; i <= n; i++) {
-				printf "| %s |", order[i]
-				for (j = 1; j <= na; j++) printf " %s |", v[order[i], A[j]]
-				printf "\n"
-			}
-		}'
+# One markdown row per test_vmalloc test of $1: "| test | usec |".
+perf_table() {
+	awk '{ printf "| %s | %s |\n", $1, $2 }' "$OUT/$1.perf"
 }
 
 # How the tree's search cost grows: cost at the largest N over cost at 1000.
@@ -124,29 +114,87 @@ machine() {
 	echo "- date: $(date -u '+%Y-%m-%d %H:%M UTC')"
 }
 
-# Replace the generated section of docs/benchmarks.md with stdin.
-write_doc() {
-	local new
+# write_block NAME: replace the block NAME of docs/benchmarks.md (between
+# "<!-- bench:NAME:begin -->" and "<!-- bench:NAME:end -->", inside the
+# generated section) with stdin; a new block goes at the section's end.
+write_block() {
+	local name=$1 new begin end
+	begin="<!-- bench:$name:begin -->"
+	end="<!-- bench:$name:end -->"
 	new=$(mktemp)
 	cat > "$new"
 	if ! grep -q '^<!-- bench:begin -->$' "$DOC" 2>/dev/null; then
 		printf '\n## %s\n\n<!-- bench:begin -->\n<!-- bench:end -->\n' "$BACKTICKED" >> "$DOC"
 	fi
-	awk -v f="$new" '
-		/^<!-- bench:begin -->$/ { print; while ((getline l < f) > 0) print l; skip = 1; next }
-		/^<!-- bench:end -->$/ { skip = 0 }
+	if ! grep -qxF "$begin" "$DOC"; then
+		awk -v b="$begin" -v e="$end" '
+			/^<!-- bench:end -->$/ { print b; print e }
+			{ print }' "$DOC" > "$DOC.new"
+		mv "$DOC.new" "$DOC"
+	fi
+	awk -v f="$new" -v b="$begin" -v e="$end" '
+		$0 == b { print; while ((getline l < f) > 0) print l; skip = 1; next }
+		$0 == e { skip = 0 }
 		!skip' "$DOC" > "$DOC.new"
 	mv "$DOC.new" "$DOC"
 	rm -f "$new"
 }
 
+# arch_section ARCH LOOP_SECONDS: ARCH's figures, in markdown.
+arch_section() {
+	local arch=$1 loop=$2
+	echo
+	echo "### $arch"
+	echo
+	echo "Written by \`$CMD\`; figures only, nothing fails on a timing."
+	echo
+	machine
+	echo
+	echo "Free-space search: tree against a linear scan (ns per operation):"
+	echo
+	echo "| arch | N | tree search | linear search | ratio | tree pair | linear pair | ratio |"
+	echo "|---|---:|---:|---:|---:|---:|---:|---:|"
+	bench_table "$arch" < "$OUT/$arch.rows"
+	echo
+	echo "Tree search at the largest N costs $(growth < "$OUT/$arch.rows")x its cost at N = 1,000 (goal: within 3x)."
+	echo
+	echo "lib/test_vmalloc.c, performance mode (usec per test, average of 3 runs):"
+	echo
+	echo "| test | $arch |"
+	echo "|---|---:|"
+	perf_table "$arch"
+	echo
+	echo "| measure | seconds |"
+	echo "|---|---:|"
+	echo "| vmalloc test edited, \`make kunit ARCH=$arch SUITE='vmalloc*'\` to verdict | $loop |"
+	echo
+}
+
+# What each table means, once for every arch.
+common_section() {
+	echo
+	echo "Free-space search: a private tree of N free blocks; a 2-page request fits"
+	echo "only in the upper half (\`vmalloc_bench\` in kunit/mm/tests/vmalloc_kunit.c)."
+	echo "Search: \`find_vmap_lowest_match()\` against a walk of the address-sorted"
+	echo "list. Pair: \`__alloc_vmap_area()\` + free, against list walk + \`va_clip()\` +"
+	echo "free."
+	echo
+	echo "lib/test_vmalloc.c: loaded in the guest as \`test_vmalloc.sh performance\`"
+	echo "does (one worker, sequential order, \`test_repeat_count=3\`) but with"
+	echo "\`test_loop_count=$LOOPS\` instead of 1,000,000 (QEMU TCG). Every test reported"
+	echo "\`failed: 0\`, except \`align_shift_alloc_test\`, which lib/test_vmalloc.c says"
+	echo "\"is supposed to be failed\" (it asks for every alignment up to 1 << 63) and"
+	echo "failed every time."
+	echo
+}
+
 main() {
-	local arch cold_run="" gate_total="" cmd="make bench"
+	local arch cold_run="" gate_total=""
 	local -a arches=()
-	local -A loop=() growth_of=()
+	local -A loop=()
 	while (($#)); do
 		case $1 in
-		--cold) COLD=1 ;;
+		--cold) COLD=1; CMD="make bench BENCH_COLD=1" ;;
 		*) check_arch "$1"; arches+=("$1") ;;
 		esac
 		shift
@@ -159,73 +207,37 @@ main() {
 		info "bench $arch: vmalloc_bench (one boot)"
 		bench_rows "$arch" > "$OUT/$arch.rows"
 		[[ -s $OUT/$arch.rows ]] || die "no bench lines in build/$arch/test.log"
-		growth_of[$arch]=$(growth < "$OUT/$arch.rows")
 		info "bench $arch: lib/test_vmalloc.c (bench kernel build + one boot)"
 		perf_rows "$arch" > "$OUT/$arch.perf"
 		[[ -s $OUT/$arch.perf ]] || die "no test_vmalloc summaries for $arch"
 		info "bench $arch: edit-to-verdict loop"
 		loop[$arch]=$(loop_seconds "$arch")
 	done
+	common_section | write_block about
+	for arch in "${arches[@]}"; do
+		arch_section "$arch" "${loop[$arch]}" | tee "$OUT/$arch.md" | write_block "$arch"
+		cat "$OUT/$arch.md"
+	done
 	if ((COLD)); then
-		cmd="make bench BENCH_COLD=1"
 		info "bench: cold make run in a fresh clone"
 		cold_run=$(cold_make_run)
 	fi
 	[[ -s $REPO/build/gate/times.tsv ]] &&
 		gate_total=$(awk -F'\t' '$1 == "total" { print $2 }' "$REPO/build/gate/times.tsv")
-
-	{
-		echo
-		echo "Written by \`$cmd\`; figures only, nothing fails on a timing."
-		echo
-		machine
-		echo
-		echo "### Free-space search: tree against a linear scan (ns per operation)"
-		echo
-		echo "A private tree of N free blocks; a 2-page request fits only in the upper"
-		echo "half (\`vmalloc_bench\` in kunit/mm/tests/vmalloc_kunit.c). Search:"
-		echo "\`find_vmap_lowest_match()\` against a walk of the address-sorted list."
-		echo "Pair: \`__alloc_vmap_area()\` + free, against list walk + \`va_clip()\` + free."
-		echo
-		echo "| arch | N | tree search | linear search | ratio | tree pair | linear pair | ratio |"
-		echo "|---|---:|---:|---:|---:|---:|---:|---:|"
-		for arch in "${arches[@]}"; do
-			bench_table "$arch" < "$OUT/$arch.rows"
-		done
-		echo
-		for arch in "${arches[@]}"; do
-			echo "- $arch: tree search at the largest N costs ${growth_of[$arch]}x its cost at N = 1,000 (goal: within 3x)."
-		done
-		echo
-		echo "### lib/test_vmalloc.c, performance mode (usec per test, average of 3 runs)"
-		echo
-		echo "Loaded in the guest as \`test_vmalloc.sh performance\` does (one worker,"
-		echo "sequential order, \`test_repeat_count=3\`) but with \`test_loop_count=$LOOPS\`"
-		echo "instead of 1,000,000 (QEMU TCG). Every test reported \`failed: 0\`, except"
-		echo "\`align_shift_alloc_test\`, which lib/test_vmalloc.c says \"is supposed to be"
-		echo "failed\" (it asks for every alignment up to 1 << 63) and failed every time."
-		echo
-		printf '| test |'
-		for arch in "${arches[@]}"; do printf ' %s |' "$arch"; done
-		printf '\n|---|'
-		for arch in "${arches[@]}"; do printf -- '---:|'; done
-		echo
-		join_perf "${arches[@]}"
-		echo
-		echo "### Developer loop"
-		echo
-		echo "| measure | seconds |"
-		echo "|---|---:|"
-		for arch in "${arches[@]}"; do
-			echo "| vmalloc test edited, \`make kunit ARCH=$arch SUITE='vmalloc*'\` to verdict | ${loop[$arch]} |"
-		done
-		[[ -n $cold_run ]] && echo "| cold \`make run\` in a fresh clone | $cold_run |"
-		[[ -n $gate_total ]] && echo "| last \`make test\` in this checkout, warm or cold (build/gate/times.tsv) | $gate_total |"
-		echo
-	} > "$OUT/section.md"
-
-	cat "$OUT/section.md"
-	write_doc < "$OUT/section.md"
+	if [[ -n $cold_run || -n $gate_total ]]; then
+		{
+			echo
+			echo "### The whole loop"
+			echo
+			machine
+			echo
+			echo "| measure | seconds |"
+			echo "|---|---:|"
+			[[ -z $cold_run ]] || echo "| cold \`make run\` in a fresh clone | $cold_run |"
+			[[ -z $gate_total ]] || echo "| last \`make test\` in this checkout, warm or cold (build/gate/times.tsv) | $gate_total |"
+			echo
+		} | tee "$OUT/loop.md" | write_block loop
+	fi
 	info "written to $DOC"
 }
 
