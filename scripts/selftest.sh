@@ -93,6 +93,9 @@ t_make_unknown_arch() {
 		env KUNIT52_GATE_ARCHES='x86_64 sparc' "$REPO/scripts/gate.sh"
 	expect_error "$WORK/gate-blank" "no arch to gate" \
 		env KUNIT52_GATE_ARCHES=' ' "$REPO/scripts/gate.sh"
+	# A static guest (powerpc) has no shell for make boot.
+	expect_error "$WORK/boot-static" "powerpc's guest has no shell" \
+		"$REPO/scripts/system.sh" --shell powerpc
 }
 
 # The console's bug reports count, except those a test marked as

@@ -195,6 +195,8 @@ run_tests() {
 shell() {
 	local arch=$1 sys
 	local -a qemu
+	[[ -z $(arch_fact "$arch" guest_tests) ]] ||
+		die "$arch's guest has no shell: it is static test programs only (no Debian packages for $arch)"
 	sys=$(system_dir "$arch")
 	mkdir -p "$sys"
 	prepare_boot "$arch" "$sys"
