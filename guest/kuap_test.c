@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 
 #include "file.h"
@@ -230,9 +231,15 @@ static void check_access(const struct access *a)
 
 int main(void)
 {
+	struct utsname u;
 	size_t i;
 
 	ktap_begin();
+	uname(&u);
+	if (strncmp(u.machine, "ppc", 3)) {
+		ktap_skip("kuap", "KUAP and KUEP are PowerPC's (qemu_configs/powerpc.py)");
+		return ktap_finish();
+	}
 	if (access(LKDTM_DIRECT, W_OK)) {
 		ktap_diag("no %s: CONFIG_LKDTM and debugfs are needed", LKDTM_DIRECT);
 		ktap_ok(false, "lkdtm_available");

@@ -102,6 +102,30 @@ static void rta_end(struct nlmsghdr *n, struct rtattr *nest)
 	nest->rta_len = (char *)n + n->nlmsg_len - (char *)nest;
 }
 
+/* Send the rtnetlink request @n and read its ack: 0 or errno. */
+static int rtnl_request(struct nlmsghdr *n)
+{
+	struct {
+		struct nlmsghdr n;
+		struct nlmsgerr e;
+		char buf[256];
+	} ack;
+	int fd, err;
+
+	fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
+	if (fd < 0)
+		return errno;
+	if (send(fd, n, n->nlmsg_len, 0) < 0 ||
+	    recv(fd, &ack, sizeof(ack), 0) < 0)
+		err = errno;
+	else if (ack.n.nlmsg_type == NLMSG_ERROR)
+		err = -ack.e.error;
+	else
+		err = EPROTO;
+	close(fd);
+	return err;
+}
+
 /* ip link add SRV type veth peer name CLI netns NETFD: 0 or errno. */
 static int veth_add(const char *srv, const char *cli, int netfd)
 {
@@ -109,14 +133,8 @@ static int veth_add(const char *srv, const char *cli, int netfd)
 		struct nlmsghdr n;
 		char buf[1024];
 	} req;
-	struct {
-		struct nlmsghdr n;
-		struct nlmsgerr e;
-		char buf[256];
-	} ack;
 	struct nlmsghdr *n = &req.n;
 	struct rtattr *linkinfo, *data, *peer;
-	int fd, err;
 
 	memset(&req, 0, sizeof(req));
 	n->nlmsg_len = NLMSG_LENGTH(sizeof(struct ifinfomsg));
@@ -134,18 +152,27 @@ static int veth_add(const char *srv, const char *cli, int netfd)
 	rta_end(n, data);
 	rta_end(n, linkinfo);
 
-	fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
-	if (fd < 0)
-		return errno;
-	if (send(fd, n, n->nlmsg_len, 0) < 0 ||
-	    recv(fd, &ack, sizeof(ack), 0) < 0)
-		err = errno;
-	else if (ack.n.nlmsg_type == NLMSG_ERROR)
-		err = -ack.e.error;
-	else
-		err = EPROTO;
-	close(fd);
-	return err;
+	return rtnl_request(n);
+}
+
+/*
+ * ip link del NAME: 0, or errno (ENODEV: there is none).  Deleting one
+ * end of a veth pair deletes both, at once.
+ */
+static int link_del(const char *name)
+{
+	static union {
+		struct nlmsghdr n;
+		char buf[256];
+	} req;
+	struct nlmsghdr *n = &req.n;
+
+	memset(&req, 0, sizeof(req));
+	n->nlmsg_len = NLMSG_LENGTH(sizeof(struct ifinfomsg));
+	n->nlmsg_type = RTM_DELLINK;
+	n->nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK;
+	rta_add(n, IFLA_IFNAME, name, strlen(name) + 1);
+	return rtnl_request(n);
 }
 
 /* ifconfig NAME [ADDR/24] up|down, in the current network namespace. */
@@ -220,6 +247,14 @@ static int client_link_make(int c)
 	int err, status;
 	pid_t pid;
 
+	/*
+	 * The NFS test that ran before this one left its link: the kernel
+	 * destroys a dropped network namespace, and the pair with it, from a
+	 * workqueue, later (a hardened boot under load saw EEXIST here).
+	 */
+	err = link_del(cl->srv_if);
+	if (err && err != ENODEV)
+		return err;
 	err = veth_add(cl->srv_if, cl->cli_if, cl->netfd);
 	if (!err)
 		err = ifconfig(cl->srv_if, cl->srv_addr, true);

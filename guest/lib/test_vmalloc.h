@@ -19,6 +19,18 @@
 /* "This test case is supposed to be failed": alignments up to 1 << 63. */
 #define TEST_VMALLOC_EXPECTED_TO_FAIL	"align_shift_alloc_test"
 
+/*
+ * long_busy_list_alloc_test keeps 15,000 one-page areas (with their guard
+ * pages, 117 MiB) in vmalloc space at once: more than a 32-bit kernel
+ * has (75 MiB on 32-bit PowerPC here), so it fails there for want of
+ * address space.  Its run_test_mask bit, and the mask of every test.
+ */
+#define TEST_VMALLOC_NEEDS_64BIT	"long_busy_list_alloc_test"
+#define TEST_VMALLOC_NEEDS_64BIT_BIT	4
+#define TEST_VMALLOC_ALL_MASK		((1 << TEST_VMALLOC_NR_TESTS) - 1)
+#define TEST_VMALLOC_NEEDS_64BIT_WHY	"keeps 117 MiB of vmalloc space at once: " \
+	"more than a 32-bit kernel has"
+
 /* The tests' names, in the order of test_case_array[]. */
 extern const char *const test_vmalloc_tests[TEST_VMALLOC_NR_TESTS];
 /* The index of the test called @name in test_vmalloc_tests[], or -1. */
