@@ -29,9 +29,14 @@
 
 #define LKDTM_DIRECT		"/sys/kernel/debug/provoke-crash/DIRECT"
 #define PANIC_ON_OOPS		"/proc/sys/kernel/panic_on_oops"
-/* scripts/lib.sh: KUNIT52_EXPECTED_BEGIN and KUNIT52_EXPECTED_END. */
-#define EXPECTED_BEGIN		"kunit52: expected kernel report begins"
-#define EXPECTED_END		"kunit52: expected kernel report ends"
+/*
+ * EXPECTED_BEGIN and EXPECTED_END, the markers of an expected report, are
+ * KUNIT52_EXPECTED_BEGIN/END of scripts/lib.sh, passed by
+ * scripts/initramfs.sh.
+ */
+#if !defined(EXPECTED_BEGIN) || !defined(EXPECTED_END)
+#error "build with scripts/initramfs.sh: it defines EXPECTED_BEGIN and EXPECTED_END"
+#endif
 #define PROVOKE_LIMIT_S		30
 #define LOG_MAX			(128 * 1024)
 /* How the oops ends the task that made the access (make_task_dead()). */

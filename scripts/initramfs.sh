@@ -179,10 +179,13 @@ build_guest_lib() {
 }
 
 # build_guest_program ARCH SRC OUT LIB: guest program SRC, static, linked
-# with the library archive in LIB, as OUT.
+# with the library archive in LIB, as OUT.  The markers of an expected
+# kernel report come from scripts/lib.sh, which reads them on the console.
 build_guest_program() {
 	local arch=$1 src=$2 out=$3 lib=$4
 	"$(arch_fact "$arch" guest_cc)" -static -O2 -Wall -Wextra -Werror -I"$REPO/guest/lib" \
+		-DEXPECTED_BEGIN="\"$KUNIT52_EXPECTED_BEGIN\"" \
+		-DEXPECTED_END="\"$KUNIT52_EXPECTED_END\"" \
 		-o "$out" "$src" "$lib/libguest.a" ||
 		die "cannot build guest program $(basename "$src") for $arch"
 }
