@@ -150,7 +150,7 @@ t_new_arch() {
 	# The boot is the table's machine, devices and arguments.
 	boot=$(KUNIT52_VARIANT=debug "$REPO/scripts/system.sh" --print riscv64)
 	echo "$boot"
-	[[ $boot == "qemu-system-riscv64 -accel tcg -smp 2 -m 1024 "* ]]
+	[[ $boot == "qemu-system-riscv64 -accel tcg -smp 2 -m 2048 "* ]]
 	[[ $boot == *" -device virtio-blk-device"* ]]
 	[[ $boot == *"build/riscv64-debug/arch/riscv/boot/Image "* ]]
 	[[ $boot == *"console=ttyS9\ panic=-1"*"riscv_only=1"* ]]
