@@ -42,7 +42,7 @@ missing_packages() {
 enable_foreign_lists() {
 	local a darch
 	for a in "${KUNIT52_ARCHES[@]}"; do
-		[[ -z $(arch_fact "$a" guest_tests) ]] || continue
+		! static_guest "$a" || continue
 		darch=$(arch_fact "$a" debian_arch)
 		[[ $darch != "$(dpkg --print-architecture)" ]] || continue
 		dpkg --print-foreign-architectures | grep -qx "$darch" && continue

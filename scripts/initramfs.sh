@@ -360,7 +360,7 @@ main() {
 	stage=$sys/stage
 	root=$sys/initramfs
 
-	if [[ -n $(arch_fact "$arch" guest_tests) ]]; then
+	if static_guest "$arch"; then
 		static_root "$arch" "$root" "$stage"
 	else
 		debian_root "$arch" "$root" "$stage"

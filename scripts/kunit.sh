@@ -70,7 +70,7 @@ progress_ticker() {
 kunitconfigs() {
 	local k=$REPO/kunitconfigs
 	find "$k/suites" -type f | LC_ALL=C sort
-	[[ -n $(arch_fact "$1" guest_tests) ]] || echo "$k/guest"
+	static_guest "$1" || echo "$k/guest"
 	echo "$k/lean"
 	[[ -z "${KUNIT52_VARIANT:-}" ]] || echo "$k/variants/$KUNIT52_VARIANT"
 }

@@ -76,6 +76,12 @@ arch_fact() {
 	"$REPO/scripts/arch.py" "$1" "$2"
 }
 
+# static_guest ARCH: is ARCH's guest static programs only (guest_tests in
+# its table: Debian has no packages for it)?
+static_guest() {
+	[[ -n $(arch_fact "$1" guest_tests) ]]
+}
+
 # gate_variant ARCH: the kernel configuration "make test" runs ARCH's
 # suites and guest tests on (README, "Which kernel runs where").
 gate_variant() {

@@ -195,7 +195,7 @@ run_tests() {
 shell() {
 	local arch=$1 sys
 	local -a qemu
-	[[ -z $(arch_fact "$arch" guest_tests) ]] ||
+	! static_guest "$arch" ||
 		die "$arch's guest has no shell: it is static test programs only (no Debian packages for $arch)"
 	sys=$(system_dir "$arch")
 	mkdir -p "$sys"
