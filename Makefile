@@ -11,6 +11,8 @@
 #   make coverage [ARCH=..]       Clang + gcov kernel, one boot, lcov report -> build/coverage/index.html
 #   make bench [BENCH_COLD=1] [BENCH_ARCHES=..]  figures (vmalloc search scaling, the loop) -> docs/benchmarks.md
 #   make soak [ARCH=..] [SOAK_SECONDS=600] [SEED=..]  the vmalloc model test over many seeds, then a long test_vmalloc stress run
+#   make lava-jobs [GATE_ARCHES=..]  one LAVA job per shard of make test -> build/lava/jobs (after a build)
+#   make lava-check                run an x86_64 KUnit and full-system shard with Debian's lava-dispatcher; compare with ours
 #   make prepare | series | checkpatch | selftest | clean | distclean
 
 ARCH  ?= x86_64
@@ -36,13 +38,13 @@ endif
 endif
 
 # ... and a bad GATE_ARCHES before make test runs a step.
-ifneq ($(filter test,$(MAKECMDGOALS)),)
+ifneq ($(filter test lava-jobs,$(MAKECMDGOALS)),)
 ifneq ($(filter-out $(ARCHES),$(GATE_ARCHES)),)
 $(error unknown ARCH '$(firstword $(filter-out $(ARCHES),$(GATE_ARCHES)))' in GATE_ARCHES (supported: $(ARCHES)))
 endif
 endif
 
-.PHONY: run test kunit system boot hardened coverage mutants bench soak prepare deps series checkpatch selftest clean distclean help
+.PHONY: run test kunit system boot hardened coverage mutants bench soak prepare deps series checkpatch selftest lava-jobs lava-check clean distclean help
 
 help:
 	@sed -n 's/^#   //p' Makefile
@@ -99,6 +101,14 @@ selftest: deps
 # the opt-in ones of scripts/gate.sh); the host-only steps always run.
 test:
 	@KUNIT52_GATE_ARCHES='$(strip $(GATE_ARCHES))' $(SCRIPTS)/gate.sh
+
+# The jobs take the kernels and initramfs of the last build (make test).
+lava-jobs: deps
+	@KUNIT52_GATE_ARCHES='$(strip $(GATE_ARCHES))' $(SCRIPTS)/lava.sh jobs
+
+# Builds and boots x86_64 itself (about 15 minutes warm): not in make test.
+lava-check: prepare
+	@$(SCRIPTS)/lava.sh check
 
 clean:
 	rm -rf build work/linux/.build-*

@@ -25,6 +25,7 @@ KUNIT52_ARCH fields:
   gate_variant    the kernel configuration "make test" runs this arch's
                   tests on: "" (plain) or "debug" (hardened)
   linux_arch      (derived from QEMU_ARCH) the kernel's ARCH= for this arch
+  kernel_command_line  (derived from QEMU_ARCH) kunit.py's kernel arguments
   guest_tests     (optional) for an arch that Debian has no packages for
                   (a ports arch): the guest tests its full-system boot
                   runs, on an initramfs of static programs only
@@ -116,7 +117,8 @@ def load(arch):
 		die(f"{path}: KUNIT52_ARCH lacks {', '.join(missing)}")
 	if table['virtio'] not in VIRTIO_DEVICES:
 		die(f"{path}: virtio must be one of {', '.join(VIRTIO_DEVICES)}")
-	return dict(table, linux_arch=mod.QEMU_ARCH['linux_arch'])
+	return dict(table, linux_arch=mod.QEMU_ARCH['linux_arch'],
+		    kernel_command_line=mod.QEMU_ARCH['kernel_command_line'])
 
 
 def field(table, name):
@@ -124,13 +126,13 @@ def field(table, name):
 		return 'qemu-system-' + table['qemu_arch']
 	if name == 'guest_cc':
 		return (table['cross_compile'] or '') + 'gcc'
-	if name == 'linux_arch':
-		return table['linux_arch']
+	if name in ('linux_arch', 'kernel_command_line'):
+		return table[name]
 	if name in OPTIONAL_FIELDS:
 		return table.get(name, OPTIONAL_FIELDS[name])
 	if name not in FIELDS:
 		die(f"unknown field '{name}' (fields: {' '.join(FIELDS + tuple(OPTIONAL_FIELDS))}"
-		    " qemu guest_cc linux_arch)")
+		    " qemu guest_cc linux_arch kernel_command_line)")
 	return table[name]
 
 

@@ -1,10 +1,12 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Usage: scripts/deps.sh [coverage]
+# Usage: scripts/deps.sh [coverage|lava]
 #
 # Install the Debian packages kunit52 needs, if any is missing; with
-# "coverage", also those of make coverage (Clang, LLVM, lcov).
+# "coverage", also those of make coverage (Clang, LLVM, lcov); with
+# "lava", the Python libraries Debian's lava-dispatcher imports (which
+# scripts/lava.sh unpacks, without installing it).
 # Nothing else is downloaded; nothing is loaded into the host kernel.
 set -euo pipefail
 # shellcheck source=scripts/lib.sh
@@ -14,14 +16,19 @@ PACKAGES=(
 	# kernel source and build
 	linux-source-6.12 make gcc libc6-dev flex bison bc libelf-dev libssl-dev
 	perl python3 xz-utils git ccache
-	# harness self-tests
-	shellcheck
+	# harness self-tests (the LAVA jobs' checks run under Debian's python3)
+	shellcheck python3-yaml python3-voluptuous python3-pexpect
 	# full-system boots: initramfs assembly
 	cpio binutils
 )
 # make coverage: Debian's Clang toolchain (LLVM=1; llvm-cov reads its
 # gcov data) and lcov's geninfo/genhtml.
 COVERAGE_PACKAGES=(clang lld llvm lcov)
+# make lava-check: lava-run's imports (lava-dispatcher's Depends, less
+# the worker's system packages; scripts/lava.sh says why).
+LAVA_PACKAGES=(python3-jinja2 python3-requests python3-setproctitle
+	python3-magic python3-netifaces python3-configobj python3-tz
+	python3-pyudev)
 # Each architecture's compiler and QEMU: host_packages of its table.
 for a in "${KUNIT52_ARCHES[@]}"; do
 	mapfile -t -O "${#PACKAGES[@]}" PACKAGES < <(arch_fact "$a" host_packages)
@@ -58,7 +65,8 @@ main() {
 	case ${1:-} in
 	"") ;;
 	coverage) PACKAGES+=("${COVERAGE_PACKAGES[@]}") ;;
-	*) die "unknown package group '$1' (supported: coverage)" ;;
+	lava) PACKAGES+=("${LAVA_PACKAGES[@]}") ;;
+	*) die "unknown package group '$1' (supported: coverage lava)" ;;
 	esac
 	enable_foreign_lists
 	mapfile -t missing < <(missing_packages)

@@ -25,12 +25,6 @@ RESULTS_DIR=$GATE/results
 LOGS=$GATE/logs
 NSTEP=0
 declare -A BG_PID=()
-# Arches that "make test" leaves out unless GATE_ARCHES names them: a
-# cold gate with them runs past the 45-minute budget (docs/benchmarks.md,
-# "Issue 17"), so CI gates them in a job of their own
-# (README, "The gate in two jobs").
-OPT_IN_ARCHES=(powerpc)
-
 # run_step N NAME CMD...: run CMD with results file N-NAME.jsonl; a step
 # that fails without recording a failure gets one (a crash of the step
 # itself counts).
@@ -112,25 +106,6 @@ report() {
 	echo "JUnit XML: $GATE/junit.xml; logs: $LOGS/"
 	echo
 	python3 "$REPO/scripts/results.py" report "${files[@]}"
-}
-
-# The arches of this gate, KUNIT52_GATE_ARCHES (make test GATE_ARCHES=..),
-# by default every arch but those of OPT_IN_ARCHES, each checked.
-gate_arches() {
-	local a
-	local -a arches
-	if [[ -n "${KUNIT52_GATE_ARCHES:-}" ]]; then
-		read -ra arches <<< "$KUNIT52_GATE_ARCHES"
-		for a in "${arches[@]}"; do
-			check_arch "$a"
-		done
-	else
-		for a in "${KUNIT52_ARCHES[@]}"; do
-			[[ " ${OPT_IN_ARCHES[*]} " == *" $a "* ]] || arches+=("$a")
-		done
-	fi
-	[[ ${#arches[@]} -gt 0 ]] || die "no arch to gate (GATE_ARCHES is blank)"
-	printf '%s\n' "${arches[@]}"
 }
 
 # gate_order ARCH...: the arches in gate order: hardened ones first (their

@@ -63,52 +63,7 @@ GUEST_DOCS=(Documentation/admin-guide/device-mapper/dm-dust.rst
 # title", the literal block under that section title, to /docs/name.
 DOC_PROGRAMS=("psi_example: Documentation/accounting/psi.rst: Userspace monitor usage example")
 
-# Downloaded packages, shared by every clone on the machine (the
-# compiler cache's neighbour), or build/debs if that cannot be made.
-DEBS=${KUNIT52_DEBS_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/kunit52/debs}
-if ! mkdir -p "$DEBS" 2>/dev/null || ! touch "$DEBS/.lock" 2>/dev/null; then
-	printf '%s: warning: package cache %s is not writable; using build/debs\n' \
-		"${0##*/}" "$DEBS" >&2
-	DEBS=$REPO/build/debs
-	mkdir -p "$DEBS"
-fi
-
-# The .deb files of the candidate versions of the packages SPEC..., as
-# apt-get download names them (NAME_VERSION_ARCH.deb), one per line (run
-# where no .deb lies: apt-get leaves out the files already there).
-candidate_debs() {
-	(cd / && apt-get download --print-uris "$@" 2>/dev/null) | awk '{ print $2 }'
-}
-
-# The apt-get download SPEC of a .deb file name: NAME:ARCH, or NAME.
-deb_spec() {
-	local name=${1%%_*} arch=${1##*_}
-	arch=${arch%.deb}
-	[[ $arch == all ]] && echo "$name" || echo "$name:$arch"
-}
-
-# fetch_debs DIR SPEC...: make DIR hold the candidate .deb of every SPEC,
-# downloading (in one apt-get call) only those that are not there yet.
-# DIR is shared by every clone on the machine; a file name carries the
-# package's version, so a newer candidate is downloaded beside the old.
-fetch_debs() {
-	local dir=$1 f
-	local -a files missing=()
-	shift
-	mapfile -t files < <(candidate_debs "$@")
-	[[ ${#files[@]} -eq $# ]] ||
-		die "cannot find Debian packages $* (apt-get update? for a foreign arch: dpkg --add-architecture DEBIAN_ARCH)"
-	for f in "${files[@]}"; do
-		[[ -s "$dir/$f" ]] || missing+=("$(deb_spec "$f")")
-	done
-	[[ ${#missing[@]} -eq 0 ]] && return 0
-	info "downloading ${#missing[@]} Debian package(s) into $dir"
-	(cd "$dir" && apt-get download -q "${missing[@]}" > /dev/null 2>&1) ||
-		die "cannot download Debian packages ${missing[*]} (apt-get update? for a foreign arch: dpkg --add-architecture DEBIAN_ARCH)"
-	for f in "${files[@]}"; do
-		[[ -s "$dir/$f" ]] || die "apt-get download did not write $dir/$f"
-	done
-}
+DEBS=$(debs_dir)
 
 # Unpack the candidate versions of the guest packages into STAGE/root.
 stage_debs() {

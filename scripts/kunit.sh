@@ -18,7 +18,7 @@ set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 
 BUILD_TIMEOUT=${KUNIT52_BUILD_TIMEOUT:-3600}	# whole kunit.py run, seconds
-BOOT_TIMEOUT=${KUNIT52_BOOT_TIMEOUT:-600}	# one QEMU boot, seconds
+BOOT_TIMEOUT=$KUNIT_BOOT_TIMEOUT
 # For the harness self-tests: "exec" boots the existing kernel without
 # building; extra kernel arguments are appended to the command line, and
 # extra QEMU arguments to QEMU's.

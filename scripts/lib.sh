@@ -59,6 +59,11 @@ check_variant() {
 # report keeps the sources listed here).
 KUNIT52_COVERAGE_OBJECTS=(mm/vmalloc.o drivers/md/dm-dust.o kernel/cgroup/freezer.o)
 
+# One kunit.py QEMU boot's time limit, seconds (scripts/kunit.sh; the
+# KUnit shard of a LAVA job, scripts/lava.sh).
+# shellcheck disable=SC2034 # used by the scripts that source this file
+KUNIT_BOOT_TIMEOUT=${KUNIT52_BOOT_TIMEOUT:-600}
+
 # variant_make_options: the kernel make options of this build's variant,
 # one per line (kunit.py --make_options).
 variant_make_options() {
@@ -205,4 +210,95 @@ first_report() {
 		/# Subtest: kasan\r?$/ { expected = 1; next }
 		/ok [0-9]+ kasan\r?$/ { expected = 0; next }
 		$0 ~ re && (!expected || /Kernel panic/) { print; exit }' "$1"
+}
+
+# Downloaded packages, shared by every clone on the machine (the
+# compiler cache's neighbour), or build/debs if that cannot be made.
+# debs_dir: that directory, made if needed.
+debs_dir() {
+	local dir=${KUNIT52_DEBS_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/kunit52/debs}
+	if ! mkdir -p "$dir" 2>/dev/null || ! touch "$dir/.lock" 2>/dev/null; then
+		printf '%s: warning: package cache %s is not writable; using build/debs\n' \
+			"${0##*/}" "$dir" >&2
+		dir=$REPO/build/debs
+		mkdir -p "$dir"
+	fi
+	echo "$dir"
+}
+
+# The .deb files of the candidate versions of the packages SPEC..., as
+# apt-get download names them (NAME_VERSION_ARCH.deb), one per line (run
+# where no .deb lies: apt-get leaves out the files already there).
+candidate_debs() {
+	(cd / && apt-get download --print-uris "$@" 2>/dev/null) | awk '{ print $2 }'
+}
+
+# The apt-get download SPEC of a .deb file name: NAME:ARCH, or NAME.
+deb_spec() {
+	local name=${1%%_*} arch=${1##*_}
+	arch=${arch%.deb}
+	[[ $arch == all ]] && echo "$name" || echo "$name:$arch"
+}
+
+# fetch_debs DIR SPEC...: make DIR hold the candidate .deb of every SPEC,
+# downloading (in one apt-get call) only those that are not there yet.
+# DIR is shared by every clone on the machine; a file name carries the
+# package's version, so a newer candidate is downloaded beside the old.
+fetch_debs() {
+	local dir=$1 f
+	local -a files missing=()
+	shift
+	mapfile -t files < <(candidate_debs "$@")
+	[[ ${#files[@]} -eq $# ]] ||
+		die "cannot find Debian packages $* (apt-get update? for a foreign arch: dpkg --add-architecture DEBIAN_ARCH)"
+	for f in "${files[@]}"; do
+		[[ -s "$dir/$f" ]] || missing+=("$(deb_spec "$f")")
+	done
+	[[ ${#missing[@]} -eq 0 ]] && return 0
+	info "downloading ${#missing[@]} Debian package(s) into $dir"
+	(cd "$dir" && apt-get download -q "${missing[@]}" > /dev/null 2>&1) ||
+		die "cannot download Debian packages ${missing[*]} (apt-get update? for a foreign arch: dpkg --add-architecture DEBIAN_ARCH)"
+	for f in "${files[@]}"; do
+		[[ -s "$dir/$f" ]] || die "apt-get download did not write $dir/$f"
+	done
+}
+
+# mutate PATH OLD NEW: replace the single occurrence of OLD in PATH with
+# NEW (escapes: \t tab, \n newline, \\ backslash); fails, and says so,
+# unless OLD occurs exactly once.  The mutation lists' format (mutations/).
+mutate() {
+	MUTANT_FILE=$1 MUTANT_OLD=$2 MUTANT_NEW=$3 perl -e '
+		sub unescape { my $s = shift; $s =~ s/\\(.)/$1 eq "t" ? "\t" : $1 eq "n" ? "\n" : $1/ge; $s }
+		my ($f, $old, $new) = ($ENV{MUTANT_FILE}, unescape($ENV{MUTANT_OLD}),
+				       unescape($ENV{MUTANT_NEW}));
+		local $/; open(my $in, "<", $f) or die "$f: $!\n"; my $src = <$in>; close $in;
+		my $n = () = $src =~ /\Q$old\E/g;
+		die "expected one match in $f, found $n\n" unless $n == 1;
+		$src =~ s/\Q$old\E/$new/;
+		open(my $out, ">", $f) or die "$f: $!\n"; print $out $src; close $out;'
+}
+
+# Arches that "make test" leaves out unless GATE_ARCHES names them: a
+# cold gate with them runs past the 45-minute budget (docs/benchmarks.md,
+# "Issue 17"), so CI gates them in a job of their own
+# (README, "The gate in two jobs").
+OPT_IN_ARCHES=(powerpc)
+
+# The arches of this gate, KUNIT52_GATE_ARCHES (make test GATE_ARCHES=..),
+# by default every arch but those of OPT_IN_ARCHES, each checked.
+gate_arches() {
+	local a
+	local -a arches
+	if [[ -n "${KUNIT52_GATE_ARCHES:-}" ]]; then
+		read -ra arches <<< "$KUNIT52_GATE_ARCHES"
+		for a in "${arches[@]}"; do
+			check_arch "$a"
+		done
+	else
+		for a in "${KUNIT52_ARCHES[@]}"; do
+			[[ " ${OPT_IN_ARCHES[*]} " == *" $a "* ]] || arches+=("$a")
+		done
+	fi
+	[[ ${#arches[@]} -gt 0 ]] || die "no arch to gate (GATE_ARCHES is blank)"
+	printf '%s\n' "${arches[@]}"
 }

@@ -75,18 +75,10 @@ trap on_exit EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM HUP
 
-# apply_mutant FILE OLD NEW: replace the single occurrence of OLD (escapes: \t tab,
-# \n newline, \\ backslash).
+# apply_mutant FILE OLD NEW: mutate FILE of the tree (of MUTANT_ROOT if
+# set), and remember to restore it.
 apply_mutant() {
-	MUTANT_FILE=${MUTANT_ROOT:-$TREE}/$1 MUTANT_OLD=$2 MUTANT_NEW=$3 perl -e '
-		sub unescape { my $s = shift; $s =~ s/\\(.)/$1 eq "t" ? "\t" : $1 eq "n" ? "\n" : $1/ge; $s }
-		my ($f, $old, $new) = ($ENV{MUTANT_FILE}, unescape($ENV{MUTANT_OLD}),
-				       unescape($ENV{MUTANT_NEW}));
-		local $/; open(my $in, "<", $f) or die "$f: $!\n"; my $src = <$in>; close $in;
-		my $n = () = $src =~ /\Q$old\E/g;
-		die "expected one match in $f, found $n\n" unless $n == 1;
-		$src =~ s/\Q$old\E/$new/;
-		open(my $out, ">", $f) or die "$f: $!\n"; print $out $src; close $out;'
+	mutate "${MUTANT_ROOT:-$TREE}/$1" "$2" "$3"
 	[[ -n "${MUTANT_ROOT:-}" ]] || MUTATED=$1
 }
 

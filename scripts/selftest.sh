@@ -332,6 +332,55 @@ t_summary() {
 	grep -q '<skipped' "$WORK/junit.xml"
 }
 
+# LAVA's monitors (scripts/lava.py), fed in random pieces as
+# lava-dispatcher reads a console, record one case per KTAP leaf with
+# its result, as our parser does: parameters and a guest test's groups
+# (indent 8) without their parent's line, skips, failures, a kernel
+# message and diagnostics between parameters, a suite's SKIP.
+LAVA_KTAP=(
+	'KTAP version 1' '1..3'
+	'    KTAP version 1' '    # Subtest: alpha' '    # module: alpha_test' '    1..4'
+	'    ok 1 plain_case'
+	'        KTAP version 1' '        # Subtest: param_case'
+	'        ok 1 first "quoted" param'
+	'[    1.234567] a kernel message between parameters'
+	'        # param_case: a diagnostic line'
+	'        not ok 2 - second param'
+	'        ok 3 third # SKIP not this time'
+	'    # param_case: pass:1 fail:1 skip:1 total:3'
+	'    not ok 2 param_case'
+	'        KTAP version 1' '        # Subtest: single_param'
+	'        ok 1 the only one'
+	'    ok 3 single_param'
+	'    ok 4 skipped_case # SKIP a reason'
+	'# alpha: pass:2 fail:1 skip:1 total:4' 'not ok 1 alpha'
+	'    KTAP version 1' '    # Subtest: beta' '    1..1'
+	'    ok 1 beta_case # SKIP not here'
+	'ok 2 beta # SKIP'
+	'    KTAP version 1' '    # Subtest: gamma_test' '    1..2'
+	'    ok 1 a guest test'"'"'s first case'
+	'        KTAP version 1' '        # Subtest: vers=3' '        1..2'
+	'        ok 1 vers=3: mount -o hard'
+	'        # rw,relatime,vers=3'
+	'        ok 2 vers=3: a file written'
+	'    ok 2 vers=3'
+	'    # gamma_test: ran 0.5 s'
+	'ok 3 gamma_test'
+)
+LAVA_KTAP_LEAVES=10
+
+t_lava_monitors() {
+	local seed=$((RANDOM * 32768 + RANDOM)) k=$WORK/lava.ktap
+	printf '%s\n' "${LAVA_KTAP[@]}" > "$k"
+	: > "$WORK/lava-ours.jsonl"
+	KUNIT52_RESULTS=$WORK/lava-ours.jsonl results_of_ktap kunit x86_64 "$k" --quiet || true
+	/usr/bin/python3 "$REPO/scripts/lava.py" scan --seed "$seed" "$k" alpha beta gamma_test \
+		> "$WORK/lava-scan.jsonl"
+	cat "$WORK/lava-scan.jsonl"
+	[[ $(wc -l < "$WORK/lava-scan.jsonl") -eq $LAVA_KTAP_LEAVES ]]
+	/usr/bin/python3 "$REPO/scripts/lava.py" compare "$WORK/lava-ours.jsonl" "$WORK/lava-scan.jsonl"
+}
+
 have_kernel() {
 	[[ -f "$REPO/build/x86_64/arch/x86/boot/bzImage" ]]
 }
@@ -422,6 +471,7 @@ main() {
 	check ccache-fallback t_ccache_fallback
 	check mutants-apply t_mutants_apply
 	check coverage-input-and-summary t_coverage
+	check lava-monitors-match-ktap t_lava_monitors
 	if have_kernel; then
 		check boot-without-ktap-fails t_boot_no_ktap
 		check boot-hang-times-out t_boot_hang

@@ -5,6 +5,8 @@
 #        scripts/system.sh --shell ARCH        interactive shell in the guest
 #        scripts/system.sh --print ARCH [TEST_GLOB]
 #                                              print the boot's command line
+#        scripts/system.sh --boots ARCH        the boots of "make system",
+#                                              one per line (for other runners: LAVA)
 #
 # Full-system boots: the kernel that the KUnit runs built in build/ARCH
 # (with kunit.enable=0), the initramfs from scripts/initramfs.sh, and a
@@ -34,6 +36,9 @@ EXTRA_BOOT_TIMEOUT=${KUNIT52_EXTRA_BOOT_TIMEOUT:-180}
 GUEST_ARGS="slab_debug=U,filp"
 # Extra kernel arguments (harness self-tests use kunit52.inject=...).
 EXTRA_ARGS=${KUNIT52_SYSTEM_ARGS:-}
+# 0: the full-system boot only, no extra boots (scripts/lava.sh check
+# compares that one boot with LAVA's run of it).
+EXTRA_BOOTS=${KUNIT52_SYSTEM_EXTRA_BOOTS:-1}
 
 # Where a boot's files go: build/ARCH[-VARIANT]/system, or
 # $KUNIT52_SYSTEM_DIR (the harness self-tests boot beside a gate's boot).
@@ -184,6 +189,7 @@ run_tests() {
 	# each extra boot the same way, after its time limit: not worth it.
 	# The coverage kernel's boot is for its counters: one boot only.
 	[[ "${KUNIT52_VARIANT:-}" != coverage ]] || return "$rc"
+	[[ "$EXTRA_BOOTS" != 0 ]] || return "$rc"
 	if [[ $rc -ne 0 ]]; then
 		info "extra boots of $label skipped: the full-system boot failed"
 		return "$rc"
@@ -216,8 +222,34 @@ print_boot() {
 	echo
 }
 
+# The boots that run_tests ARCH '*' makes, one per line, for another
+# runner (scripts/lava.py): NAME (- for the full-system boot), the tests'
+# glob, the time limit (s), the kernel arguments and the extra QEMU
+# arguments, tab-separated.
+print_boots() {
+	local arch=$1 name test args
+	local -a qemu
+	printf '%s\t%s\t%s\t%s\n' - '*' "$BOOT_TIMEOUT" "$(kernel_args "$arch" '*')"
+	[[ "${KUNIT52_VARIANT:-}" != coverage ]] || return 0
+	while read -r name; do
+		test=$("$REPO/scripts/arch.py" "$arch" extra-boot "$name" test)
+		args=$("$REPO/scripts/arch.py" "$arch" extra-boot "$name" args)
+		mapfile -t qemu < <("$REPO/scripts/arch.py" "$arch" extra-boot "$name" qemu)
+		printf '%s\t%s\t%s\t%s' "$name" "$test" "$EXTRA_BOOT_TIMEOUT" \
+			"$(kernel_args "$arch" "$test")${args:+ $args}"
+		[[ ${#qemu[@]} -eq 0 ]] || printf '\t%s' "${qemu[@]}"
+		printf '\n'
+	done < <("$REPO/scripts/arch.py" "$arch" extra-boots)
+}
+
 main() {
 	check_variant
+	if [[ "${1:-}" == --boots ]]; then
+		[[ $# -eq 2 ]] || die "usage: ${0##*/} --boots ARCH"
+		check_arch "$2"
+		print_boots "$2"
+		return 0
+	fi
 	if [[ "${1:-}" == --print ]]; then
 		[[ $# -ge 2 && $# -le 3 ]] || die "usage: ${0##*/} --print ARCH [TEST_GLOB]"
 		check_arch "$2"
