@@ -71,7 +71,8 @@ KUNIT_END = r'reboot: System halted'
 JOB_MARGIN = 120
 # The scratch disk of a full-system boot (scripts/system.sh, fresh_scratch).
 SCRATCH_MIB = 64
-SCRATCH = os.path.join(BUILD, 'lava', 'artifacts', 'scratch.img')
+SCRATCH = os.path.join(os.environ.get('KUNIT52_LAVA_DIR') or os.path.join(BUILD, 'lava'),
+                       'artifacts', 'scratch.img')
 
 # KTAP as KUnit and guest/init print it: a suite is "# Subtest: NAME"
 # at indent 4 and ends with "ok N NAME" at indent 0; its cases are at

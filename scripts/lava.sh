@@ -38,7 +38,9 @@ set -euo pipefail
 # shellcheck source=scripts/lib.sh
 source "$(dirname "$0")/lib.sh"
 
-LAVA=$REPO/build/lava
+# Everything of ours and LAVA's (the self-tests use their own).
+LAVA=${KUNIT52_LAVA_DIR:-$REPO/build/lava}
+export KUNIT52_LAVA_DIR=$LAVA
 JOBS=$LAVA/jobs
 # The unpacked LAVA packages (lava_common's schemas, lava-run, the
 # device types).
@@ -121,7 +123,6 @@ cmd_jobs() {
 		list=$(gate_arches) || exit 1
 		mapfile -t arches <<< "$list"
 	fi
-	"$REPO/scripts/deps.sh" lava
 	for a in "${arches[@]}"; do
 		check_arch "$a"
 	done

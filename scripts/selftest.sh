@@ -381,6 +381,39 @@ t_lava_monitors() {
 	/usr/bin/python3 "$REPO/scripts/lava.py" compare "$WORK/lava-ours.jsonl" "$WORK/lava-scan.jsonl"
 }
 
+# have_gate_builds: the kernel and initramfs of every arch of the gate
+# (the gate's own steps made them before this one).
+have_gate_builds() {
+	local a list build
+	list=$(gate_arches) || return 1
+	for a in $list; do
+		build=$(KUNIT52_VARIANT=$(gate_variant "$a") build_dir "$a")
+		[[ -f "$build/$(arch_fact "$a" kernel_path)" &&
+		   -f "$build/system/initramfs.cpio.gz" ]] || return 1
+	done
+}
+
+# make lava-jobs writes a job, valid by LAVA's schema, for every boot of
+# the gate (and a KUnit job for each plain kernel), each with a monitor
+# per suite; bad input is refused in one line.
+t_lava_jobs() {
+	local a list n=0 lava=$WORK/lava
+	expect_error "$WORK/lava-arch" "unknown ARCH 'mips'" "$REPO/scripts/lava.sh" jobs mips
+	expect_error "$WORK/lava-cmd" "unknown command 'nosuch'" "$REPO/scripts/lava.sh" nosuch
+	KUNIT52_LAVA_DIR=$lava "$REPO/scripts/lava.sh" jobs
+	list=$(gate_arches)
+	for a in $list; do
+		n=$((n + $(KUNIT52_VARIANT=$(gate_variant "$a") "$REPO/scripts/system.sh" --boots "$a" | wc -l)))
+		[[ -n $(gate_variant "$a") ]] || n=$((n + 1))
+	done
+	echo "expected $n jobs"
+	[[ $(find "$lava/jobs" -name '*.yaml' | wc -l) -eq $n ]]
+	for a in "$lava"/jobs/*.yaml; do
+		grep -q '^    - name: ' "$a" || { echo "$a: no monitor"; return 1; }
+	done
+	[[ -s "$lava/jobs/artifacts.txt" ]]
+}
+
 have_kernel() {
 	[[ -f "$REPO/build/x86_64/arch/x86/boot/bzImage" ]]
 }
@@ -474,11 +507,17 @@ main() {
 	check lava-monitors-match-ktap t_lava_monitors
 	if have_kernel; then
 		check boot-without-ktap-fails t_boot_no_ktap
+		if have_gate_builds; then
+			check lava-jobs-valid t_lava_jobs
+		else
+			record lava-jobs-valid skip
+		fi
 		check boot-hang-times-out t_boot_hang
 		check system-panic-fails t_system_panic
 		check system-hang-fails t_system_hang
 	else
 		record boot-without-ktap-fails skip
+		record lava-jobs-valid skip
 		record boot-hang-times-out skip
 		record system-panic-fails skip
 		record system-hang-fails skip
