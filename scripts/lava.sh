@@ -55,7 +55,7 @@ ARTIFACTS=${KUNIT52_LAVA_ARTIFACTS:-file://$REPO/build}
 CHECK=$LAVA/check
 CHECK_ARCH=x86_64
 CHECK_SHARDS=(kunit system)
-CHECK_MUTANT_LIST=$REPO/mutations/vmalloc_free_space.tsv
+CHECK_MUTANT_LIST=$REPO/mutations/vmalloc.tsv
 CHECK_MUTANT=classify-right-edge-off-by-one
 HANG_TIMEOUT=60
 MUTATED=""
@@ -238,9 +238,10 @@ check_hang() {
 }
 
 check_mutant() {
-	local dir=$CHECK/mutant name file old new
-	IFS=$'\t' read -r name file old new < <(grep -P "^$CHECK_MUTANT\t" "$CHECK_MUTANT_LIST")
-	[[ -n "$name" ]] || die "no mutant $CHECK_MUTANT in $CHECK_MUTANT_LIST"
+	local dir=$CHECK/mutant line name file old new
+	line=$(grep -P "^$CHECK_MUTANT\t" "$CHECK_MUTANT_LIST") ||
+		die "no mutant $CHECK_MUTANT in $CHECK_MUTANT_LIST"
+	IFS=$'\t' read -r name file old new <<< "$line"
 	mkdir -p "$dir"
 	mutate "$TREE/$file" "$old" "$new"
 	MUTATED=$file
