@@ -30,9 +30,10 @@ scripts/lava.sh into --lava-root.
       does for a job, into the device dictionary lava-run reads.
   lava.py results --area A --config C --log LOG --out FILE LAVA_LOG
       The LAVA test cases in lava-run's log, as results.py leaves.
-  lava.py compare OURS LAVA
-      Compare two results files suite by suite, case by case, in order.
-      Exit 1 (and say where) if they differ.
+  lava.py compare --job JOB OURS LAVA
+      Compare two results files in each suite of JOB, case by case, in
+      order; print a summary (and our rows outside any suite: a kernel
+      report).  Exit 1 (and say where) if they differ.
   lava.py scan KTAP_FILE SUITE...
       Feed KTAP_FILE through the monitors of SUITE..., in chunks of
       seeded random size, with pexpect as lava-dispatcher does; print
@@ -478,11 +479,22 @@ def by_suite(path):
 def cmd_compare(args):
     """Ours name a case by its path (group.case), LAVA by the leaf alone:
     LAVA's name must end ours (numbers aside, see slug), and the results
-    be equal, in order."""
+    be equal, in order, in every suite of JOB.  Our runner's own checks
+    outside the KTAP (a kernel report, a boot that did not finish) are
+    not LAVA's: they are listed apart."""
+    # pylint: disable=import-outside-toplevel
+    import yaml
+    with open(args.job, encoding='utf-8') as f:
+        job_ = yaml.safe_load(f)
+    monitored = {definition(m['name']) for action in job_['actions']
+                 for m in action.get('test', {}).get('monitors', [])}
     ours, lava = by_suite(args.ours), by_suite(args.lava)
-    diffs = []
+    diffs, apart, same = [], [], 0
     for suite in sorted(set(ours) | set(lava)):
         a, b = ours.get(suite, []), lava.get(suite, [])
+        if suite not in monitored and not b:
+            apart += [f"{x['suite']}: {x['case']} {x['status']}" for x in a]
+            continue
         if len(a) != len(b):
             diffs.append(f'{suite}: {len(a)} cases ours, {len(b)} LAVA\'s')
             continue
@@ -490,8 +502,14 @@ def cmd_compare(args):
             if not slug(x['case']).endswith(slug(y['case'])) or x['status'] != y['status']:
                 diffs.append(f"{suite}: ours {x['case']} {x['status']}, "
                              f"LAVA's {y['case']} {y['status']}")
+            else:
+                same += 1
     for line in diffs[:20]:
         print(f'  differs: {line}')
+    summary = f'{same} cases the same, in order' if not diffs else f'{len(diffs)} differences'
+    if apart:
+        summary += '; ours alone (no KTAP: not read by LAVA): ' + ', '.join(apart)
+    print(summary)
     return 1 if diffs else 0
 
 
@@ -558,6 +576,7 @@ def main(argv):
         r.add_argument(opt, required=True)
     r.add_argument('lava_log')
     c = sub.add_parser('compare')
+    c.add_argument('--job', required=True)
     c.add_argument('ours')
     c.add_argument('lava')
     s = sub.add_parser('scan')

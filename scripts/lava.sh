@@ -118,14 +118,10 @@ write_jobs() {
 
 cmd_jobs() {
 	local a list
-	local -a arches=("$@")
-	if [[ ${#arches[@]} -eq 0 ]]; then
-		list=$(gate_arches) || exit 1
-		mapfile -t arches <<< "$list"
-	fi
-	for a in "${arches[@]}"; do
-		check_arch "$a"
-	done
+	local -a arches
+	[[ $# -eq 0 ]] || KUNIT52_GATE_ARCHES="$*"
+	list=$(gate_arches) || exit 1
+	mapfile -t arches <<< "$list"
 	stage_lava
 	for a in "${arches[@]}"; do
 		need_artifacts "$a"
@@ -195,14 +191,15 @@ lava_results() {
 
 # compare_shard NAME OURS JOB DIR: run JOB in DIR, compare with OURS.
 compare_shard() {
-	local name=$1 ours=$2 job=$3 dir=$4 rc=0
+	local name=$1 ours=$2 job=$3 dir=$4 rc=0 same
 	lava_run "$job" "$dir" || rc=$?
 	lava_results "$job" "$dir" "$dir/lava.jsonl"
 	if [[ $rc -ne 0 ]]; then
 		verdict "$name" FAIL "lava-run failed (exit $rc, log: $dir/lava.log)"
-	elif "$PY" "$REPO/scripts/lava.py" compare "$ours" "$dir/lava.jsonl"; then
-		verdict "$name" ok "LAVA: $(counts "$dir/lava.jsonl"); ours the same, case by case"
+	elif same=$("$PY" "$REPO/scripts/lava.py" compare --job "$job" "$ours" "$dir/lava.jsonl"); then
+		verdict "$name" ok "LAVA: $(counts "$dir/lava.jsonl"); ${same##*$'\n'}"
 	else
+		echo "$same"
 		verdict "$name" FAIL "LAVA: $(counts "$dir/lava.jsonl"), ours: $(counts "$ours") (log: $dir/lava.log)"
 	fi
 }

@@ -378,7 +378,10 @@ t_lava_monitors() {
 		> "$WORK/lava-scan.jsonl"
 	cat "$WORK/lava-scan.jsonl"
 	[[ $(wc -l < "$WORK/lava-scan.jsonl") -eq $LAVA_KTAP_LEAVES ]]
-	/usr/bin/python3 "$REPO/scripts/lava.py" compare "$WORK/lava-ours.jsonl" "$WORK/lava-scan.jsonl"
+	printf '%s\n' 'actions:' '- test:' '    monitors:' '    - name: alpha' \
+		'    - name: beta' '    - name: gamma_test' > "$WORK/lava-job.yaml"
+	/usr/bin/python3 "$REPO/scripts/lava.py" compare --job "$WORK/lava-job.yaml" \
+		"$WORK/lava-ours.jsonl" "$WORK/lava-scan.jsonl"
 }
 
 # have_gate_builds: the kernel and initramfs of every arch of the gate
