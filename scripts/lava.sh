@@ -131,16 +131,18 @@ cmd_jobs() {
 	info "$(find "$JOBS" -name '*.yaml' | wc -l) LAVA jobs in $JOBS; the files a lab serves: $JOBS/artifacts.txt"
 }
 
-# lava_run JOB DIR: run JOB with lava-run, its files in DIR (device.yaml,
-# lava.log, out/); the exit status of lava-run.
+# lava_run JOB DIR [--validate]: run JOB with lava-run (or only let it
+# validate the job's pipeline), its files in DIR (device.yaml, lava.log,
+# out/); the exit status of lava-run.
 lava_run() {
 	local job=$1 dir=$2 rc=0
+	local -a validate=("${@:3}")
 	rm -rf "$dir"
 	mkdir -p "$dir"
 	"$PY" "$REPO/scripts/lava.py" device --lava-root "$ROOT" --out "$dir/device.yaml" "$job"
-	info "lava-run $(basename "$job" .yaml) (log: $dir/lava.log)"
+	info "lava-run ${validate[*]:+${validate[*]} }$(basename "$job" .yaml) (log: $dir/lava.log)"
 	PYTHONPATH=$ROOT/stub:$ROOT/usr/lib/python3/dist-packages \
-		"$PY" "$ROOT/usr/bin/lava-run" --job-id "kunit52-$$-$(basename "$job" .yaml)" \
+		"$PY" "$ROOT/usr/bin/lava-run" "${validate[@]}" --job-id "kunit52-$$-$(basename "$job" .yaml)" \
 		--output-dir "$dir/out" --device "$dir/device.yaml" "$job" \
 		> "$dir/lava.log" 2>&1 || rc=$?
 	return "$rc"
@@ -221,6 +223,21 @@ restore_tree() {
 		echo "lava.sh: rebuild after the mutant failed (log: $CHECK/rebuild.log)" >&2
 }
 
+# Every job of CHECK_ARCH passes lava-run's own validation of its pipeline.
+check_validate() {
+	local job n=0 bad=()
+	for job in "$JOBS"/*.yaml; do
+		n=$((n + 1))
+		lava_run "$job" "$CHECK/validate/$(basename "$job" .yaml)" --validate ||
+			bad+=("$(basename "$job" .yaml)")
+	done
+	if [[ ${#bad[@]} -eq 0 ]]; then
+		verdict "lava-run --validate" ok "$n of $n $CHECK_ARCH jobs"
+	else
+		verdict "lava-run --validate" FAIL "rejected: ${bad[*]} (logs: $CHECK/validate)"
+	fi
+}
+
 check_hang() {
 	local dir=$CHECK/hang rc=0 start=$SECONDS
 	write_jobs "$dir/job" --only "$CHECK_ARCH-kunit" --timeout "$HANG_TIMEOUT" \
@@ -278,6 +295,7 @@ cmd_check() {
 		"$REPO/scripts/system.sh" "$CHECK_ARCH" || true
 	rm -rf "$JOBS"
 	write_jobs "$JOBS" -- "$CHECK_ARCH" > /dev/null
+	check_validate
 	for shard in "${CHECK_SHARDS[@]}"; do
 		compare_shard "$label-$shard" "$CHECK/ours-$shard.jsonl" \
 			"$JOBS/$label-$shard.yaml" "$CHECK/$shard"
