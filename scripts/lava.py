@@ -67,7 +67,6 @@ TEMPLATE_OPTIONS = {'x86_64': (), 'aarch64': ('-machine', '-cpu'),
 # kunit.py's reboot: LAVA's monitor must read the end, not an EOF.
 KUNIT_MEMORY = 1024
 KUNIT_ARGS = 'kunit.enable=1 kunit_shutdown=halt'
-KUNIT_END = r'reboot: System halted'
 # Margin of the job's time limit over the boot's, for deploy and boot.
 JOB_MARGIN = 120
 # The scratch disk of a full-system boot (scripts/system.sh, fresh_scratch).

@@ -151,12 +151,14 @@ lava_run() {
 cmd_run() {
 	local job name rc=0
 	[[ $# -gt 0 ]] || die "usage: ${0##*/} run JOB..."
+	for job in "$@"; do
+		[[ -f "$job" ]] || die "no such job: $job"
+	done
 	"$REPO/scripts/deps.sh" lava
 	[[ -d "$ROOT/usr/bin" ]] || stage_lava
 	mkdir -p "$LAVA/run"
 	: > "$LAVA/run/results.jsonl"
 	for job in "$@"; do
-		[[ -f "$job" ]] || die "no such job: $job"
 		name=$(basename "$job" .yaml)
 		if ! lava_run "$job" "$LAVA/run/$name"; then
 			echo "lava-run $name: the job failed (log: $LAVA/run/$name/lava.log)" >&2
