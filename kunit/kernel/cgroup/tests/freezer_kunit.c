@@ -1030,8 +1030,13 @@ static void frz_test_kill_frozen(struct kunit *test)
 	ok = frz_wait_for(frz_cg_frozen(a));
 	KUNIT_ASSERT_TRUE_MSG(test, ok, "a never frozen");
 
+	/*
+	 * The killed task leaves the frozen state first, which unfreezes @a
+	 * until cgroup_exit() counts it out; wait for the end of do_exit()
+	 * (exit_state), not for PF_EXITING.
+	 */
 	send_sig(SIGKILL, t1->task, 1);
-	ok = frz_wait_for(frz_task_gone(t1->task));
+	ok = frz_wait_for(frz_task_dead(t1->task));
 	KUNIT_EXPECT_TRUE_MSG(test, ok, "a frozen task survives SIGKILL");
 	ok = frz_wait_for(a->cgrp->freezer.nr_frozen_tasks == 1);
 	KUNIT_EXPECT_TRUE_MSG(test, ok, "nr_frozen_tasks never 1");
@@ -1039,9 +1044,12 @@ static void frz_test_kill_frozen(struct kunit *test)
 	frz_expect_frozen(test, a, 1);
 	frz_check_tree(test, true);
 
+	/* Same for the last task: @a refreezes in cgroup_exit(). */
 	send_sig(SIGKILL, t2->task, 1);
-	ok = frz_wait_for(!cgroup_is_populated(a->cgrp));
-	KUNIT_EXPECT_TRUE_MSG(test, ok, "a still populated");
+	ok = frz_wait_for(frz_task_dead(t2->task));
+	KUNIT_EXPECT_TRUE_MSG(test, ok, "a frozen task survives SIGKILL");
+	KUNIT_EXPECT_FALSE_MSG(test, cgroup_is_populated(a->cgrp),
+			       "a still populated");
 	frz_expect_frozen(test, a, 1);
 	KUNIT_EXPECT_EQ(test, a->cgrp->freezer.nr_frozen_tasks, 0);
 	frz_check_tree(test, true);
