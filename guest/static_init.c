@@ -32,6 +32,7 @@
 #define OUTPUT_MAX	(256 * 1024)
 #define TAIL_MAX	256	/* room for the line run_test() adds */
 #define GLOB_MAX	256
+#define VERSION_MAX	512	/* a line of /proc/version */
 /* The end marker: scripts/system.sh's judge() looks for it. */
 #define ALL_DONE	"kunit52: all tests done"
 
@@ -95,6 +96,21 @@ static void run_test(const char *name, double limit)
 	ktap_subtest_output(name, output, rc == 0);
 }
 
+/*
+ * The kernel's banner, before the KTAP on its channel (where no kernel
+ * message can split it), for the harness to check that the kernel it
+ * built is the one that booted (scripts/lib.sh, check_booted_kernel).
+ */
+static void print_kernel_banner(void)
+{
+	char version[VERSION_MAX];
+
+	if (file_read("/proc/version", version, sizeof(version)) <= 0)
+		fprintf(console, "static_init: cannot read /proc/version: %m\n");
+	else
+		printf("kunit52: kernel: %s\n", chomp(version));
+}
+
 int main(void)
 {
 	char glob[GLOB_MAX] = "*";
@@ -108,6 +124,7 @@ int main(void)
 	cmdline_value("kunit52.tests", glob, sizeof(glob));
 	limit = cmdline_long("kunit52.timeout", DEFAULT_LIMIT_S);
 	ktap_to_virtio_console();
+	print_kernel_banner();
 
 	printf("KTAP version 1\n");
 	ktap_begin();

@@ -9,7 +9,8 @@
 # (TCG) with kunit.py.  Prints kunit.py's results, then a summary table;
 # rows for "make test" are appended to $KUNIT52_ROWS (default
 # build/ARCH/rows.tsv).  Exit status: 0 only if every test passed and the
-# console shows no kernel report (KASAN, UBSAN, lockdep, WARNING, ...).
+# console shows no kernel report (KASAN, UBSAN, lockdep, WARNING, ...);
+# 3 (no verdict) when the kernel that booted is not this build's vmlinux.
 # KUNIT52_VARIANT=debug (or bench, coverage) builds in build/ARCH-debug with
 # kunitconfigs/variants/debug on top (and the variant's make options:
 # LLVM=1 for coverage); KUNIT52_KUNIT_MODE=build only builds.
@@ -119,7 +120,7 @@ run_kunit() {
 }
 
 main() {
-	local arch=${1:-} suite=${2:-*} build label log report cache rc=0
+	local arch=${1:-} suite=${2:-*} build label log report cache why rc=0
 	[[ -n "$arch" && $# -le 2 ]] || usage
 	check_arch "$arch"
 	check_variant
@@ -148,6 +149,11 @@ main() {
 		return "$rc"
 	fi
 	echo
+	if ! why=$(check_booted_kernel "$build" "$build/test.log"); then
+		refuse_verdict kunit "$label" "$build/test.log" "$why"
+		echo "kunit $label: full log: $log (kernel console: $build/test.log)" >&2
+		return "$KUNIT52_NO_VERDICT_STATUS"
+	fi
 	results_of_ktap kunit "$label" "$build/test.log" --quiet || rc=1
 	report=$(first_report "$build/test.log")
 	if [[ -n "$report" ]]; then

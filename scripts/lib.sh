@@ -186,6 +186,65 @@ ccache_summary() {
 		      else print "no compilation" }'
 }
 
+# A verdict comes only from the kernel built from the sources on disk.
+# Each link of vmlinux gets its own banner ("Linux version ... #N SMP ...
+# DATE": N counts the links of the build directory), which the booted
+# kernel prints (the full-system /init copies /proc/version to the KTAP
+# channel, as loglevel=5 hides the kernel's own line on the console).  A
+# boot whose banner is not the one of the build's vmlinux ran some other
+# kernel: the boot
+# image was not made from this vmlinux (docs/design.md, "The compiler
+# cache", has the case that made this guard).  kunit.sh and system.sh then
+# record one failure, give no verdict and exit with this status.
+export KUNIT52_NO_VERDICT_STATUS=3
+
+# vmlinux_banner BUILD: the banner linked into BUILD/vmlinux.  vmlinux
+# also holds init/version.o's stub ("... # SMP ...", no number, no date),
+# which the real one, made at the link, overrides.
+vmlinux_banner() {
+	[[ -f "$1/vmlinux" ]] || return 0
+	LC_ALL=C grep -a -o 'Linux version [[:print:]]*' "$1/vmlinux" |
+		grep -m1 ' #[0-9]' || true
+}
+
+# booted_banners LOG...: the distinct banners in the boot's logs.
+booted_banners() {
+	local log
+	for log in "$@"; do
+		[[ ! -f "$log" ]] || LC_ALL=C grep -a -o 'Linux version [[:print:]]*' "$log" || true
+	done | LC_ALL=C sort -u
+}
+
+# check_booted_kernel BUILD LOG...: is the kernel that wrote the boot's
+# logs (its console, its KTAP) the one of BUILD/vmlinux?  If not, prints
+# why on one line and fails.
+check_booted_kernel() {
+	local build=$1 want b
+	local -a got
+	shift
+	want=$(vmlinux_banner "$build")
+	[[ -n "$want" ]] || { echo "no kernel banner in $build/vmlinux"; return 1; }
+	mapfile -t got < <(booted_banners "$@")
+	[[ ${#got[@]} -gt 0 ]] ||
+		{ echo "no kernel banner in $*: no kernel is known to have booted"; return 1; }
+	for b in "${got[@]}"; do
+		[[ "$b" != "$want" ]] || continue
+		if [[ "${b##* #}" != "${want##* #}" ]]; then
+			echo "the booted kernel is #${b##* #}, not this build's #${want##* #}"
+		else
+			echo "the booted kernel is '${b#Linux version }', not this build's '${want#Linux version }'"
+		fi
+		return 1
+	done
+}
+
+# refuse_verdict AREA LABEL LOG WHY: say that a boot gives no verdict and
+# record the one failure that stands for its results.
+refuse_verdict() {
+	echo "$1 $2: NO VERDICT: $4" >&2
+	result "$1" "$2" booted-kernel "the booted kernel is this build's vmlinux" FAIL "$3" "$4"
+}
+
 # Console lines that mean the kernel reported a bug: panics, oopses,
 # WARN()s and the reports of KASAN, UBSAN, KFENCE, lockdep, kmemleak,
 # DEBUG_LIST and DEBUG_OBJECTS (the last two report through WARN or BUG).
@@ -261,6 +320,42 @@ fetch_debs() {
 	for f in "${files[@]}"; do
 		[[ -s "$dir/$f" ]] || die "apt-get download did not write $dir/$f"
 	done
+}
+
+# A child in a process group of its own, so that every compiler it
+# starts can be stopped with it (make mutants, scripts/verdict-repro.sh).
+CHILD=""
+
+# run_child LOG CMD...: run CMD (a function too) in a process group of its
+# own, output to LOG, and return its status.
+run_child() {
+	local log=$1 rc=0
+	shift
+	set -m
+	"$@" < /dev/null > "$log" 2>&1 &
+	CHILD=$!
+	set +m
+	wait "$CHILD" || rc=$?
+	CHILD=""
+	return "$rc"
+}
+
+# stop_child: stop every process of the running child, compilers
+# included, and wait (up to STOP_WAIT s) until they are gone.  Restoring
+# an edited file under a compiler still reading it could let ccache store
+# the object of one text under the other text's key.
+STOP_WAIT=10
+stop_child() {
+	local i
+	[[ -n "$CHILD" ]] || return 0
+	kill -TERM -- "-$CHILD" 2>/dev/null || true
+	wait "$CHILD" 2>/dev/null || true
+	for ((i = 0; i < STOP_WAIT * 10; i++)); do
+		kill -0 -- "-$CHILD" 2>/dev/null || break
+		sleep 0.1
+	done
+	kill -KILL -- "-$CHILD" 2>/dev/null || true
+	CHILD=""
 }
 
 # mutate PATH OLD NEW: replace the single occurrence of OLD in PATH with

@@ -27,44 +27,10 @@ WORK=$REPO/build/mutants
 export CCACHE_RECACHE=1
 RESULTS=${KUNIT52_RESULTS:-$WORK/results.jsonl}
 MUTATED=""
-CHILD=""
 
 restore() {
 	[[ -z "$MUTATED" ]] || git -C "$TREE" checkout -q -- "$MUTATED"
 	MUTATED=""
-}
-
-# run_child LOG CMD...: run CMD (a function too) in a process group of its
-# own, output to LOG, and return its status.
-run_child() {
-	local log=$1 rc=0
-	shift
-	set -m
-	"$@" < /dev/null > "$log" 2>&1 &
-	CHILD=$!
-	set +m
-	wait "$CHILD" || rc=$?
-	CHILD=""
-	return "$rc"
-}
-
-# stop_child: stop every process of the running mutant, compilers
-# included, and wait (up to STOP_WAIT s) until they are gone.  Restoring
-# the file under a compiler still reading it would let ccache store the
-# object of the restored text under the mutant's hash (ccache#1378): the
-# poisoned entries that let two mutants survive.
-STOP_WAIT=10
-stop_child() {
-	local i
-	[[ -n "$CHILD" ]] || return 0
-	kill -TERM -- "-$CHILD" 2>/dev/null || true
-	wait "$CHILD" 2>/dev/null || true
-	for ((i = 0; i < STOP_WAIT * 10; i++)); do
-		kill -0 -- "-$CHILD" 2>/dev/null || break
-		sleep 0.1
-	done
-	kill -KILL -- "-$CHILD" 2>/dev/null || true
-	CHILD=""
 }
 
 on_exit() {

@@ -421,6 +421,41 @@ have_kernel() {
 	[[ -f "$REPO/build/x86_64/arch/x86/boot/bzImage" ]]
 }
 
+# The guard of every verdict: a console whose kernel banner is not the
+# build's vmlinux's (an earlier link, another build) or shows none is
+# refused; the kernel's own line and /init's copy of /proc/version agree.
+t_booted_kernel_guard() {
+	local d=$WORK/guard banner='Linux version 6.12.0 (a@b) (gcc 12.2.0) #7 SMP PREEMPT_DYNAMIC Mon Dec  7 18:00:00 UTC 2026'
+	mkdir -p "$d"
+	printf '\x7fELF\x01%s\n\x00\x02%s\n\x00\x03' "${banner/\#7 SMP*/# SMP PREEMPT_DYNAMIC }" \
+		"$banner" > "$d/vmlinux"
+	printf '[    0.000000] %s\r\n' "$banner" > "$d/same.log"
+	printf 'kunit52: kernel: %s\nKTAP version 1\n' "$banner" > "$d/ktap.log"
+	printf '[    0.000000] %s\r\n' "${banner/\#7/#6}" > "$d/earlier.log"
+	printf '[    0.000000] %s\nkunit52: kernel: %s\n' "$banner" "${banner/18:00/18:01}" > "$d/mixed.log"
+	printf 'SeaBIOS\n' > "$d/none.log"
+	check_booted_kernel "$d" "$d/same.log" "$d/ktap.log"
+	check_booted_kernel "$d" "$d/none.log" "$d/ktap.log"
+	guard_refuses "$d" "$d/earlier.log" "is #6 SMP .*, not this build's #7 SMP"
+	guard_refuses "$d" "$d/mixed.log" '18:01:00 UTC 2026, not'
+	printf '%s\n' "${banner/6.12.0/6.13.0}" > "$d/other.log"
+	guard_refuses "$d" "$d/other.log" "is '6.13.0 (a@b)"
+	guard_refuses "$d" "$d/none.log" 'no kernel banner in .*none.log: no kernel'
+	rm "$d/vmlinux"
+	guard_refuses "$d" "$d/same.log" 'no kernel banner in'
+}
+
+# guard_refuses BUILD LOG PATTERN: check_booted_kernel refuses, saying PATTERN.
+guard_refuses() {
+	local why
+	if why=$(check_booted_kernel "$1" "$2"); then
+		echo "$2: accepted"
+		return 1
+	fi
+	echo "$2: $why"
+	grep -q -- "$3" <<< "$why"
+}
+
 # A real boot that prints no KTAP results (the suites are only listed)
 # must fail the run.
 t_boot_no_ktap() {
@@ -505,6 +540,7 @@ main() {
 	check fixes-checked t_fixes_checked
 	check summary-counts-failures t_summary
 	check ccache-fallback t_ccache_fallback
+	check booted-kernel-guard t_booted_kernel_guard
 	check mutants-apply t_mutants_apply
 	check coverage-input-and-summary t_coverage
 	check lava-monitors-match-ktap t_lava_monitors

@@ -14,7 +14,9 @@
 # runs the test programs, whose KTAP arrives on a virtio console of its
 # own; kunit.py parses it.  A panic, oops, WARNING, BUG, KASAN/UBSAN or
 # lockdep report on the console, a missing end marker (hang, crash) or a
-# boot past the time limit fails the run.  Logs stay in build/ARCH/system.
+# boot past the time limit fails the run; a console whose kernel banner is
+# not the build's vmlinux's gives no verdict (exit 3).  Logs stay in
+# build/ARCH/system.
 # Results go to $KUNIT52_RESULTS (default build/ARCH/system/results.jsonl).
 #
 # KUNIT52_VARIANT=debug boots the hardened kernel of build/ARCH-debug
@@ -141,7 +143,7 @@ judge() {
 # the initramfs in SYS (the run's system dir) with its files in DIR
 # (a fresh scratch disk, console.log, ktap.log); judged as LABEL.
 boot() {
-	local arch=$1 sys=$2 dir=$3 label=$4 limit=$5 glob=$6 args=$7 rc=0
+	local arch=$1 sys=$2 dir=$3 label=$4 limit=$5 glob=$6 args=$7 why rc=0
 	local -a qemu
 	shift 7
 	mkdir -p "$dir"
@@ -151,6 +153,10 @@ boot() {
 	timeout -k 10 "$limit" "${qemu[@]}" "$@" \
 		-append "$(kernel_args "$arch" "$glob")${args:+ $args}" \
 		< /dev/null > "$dir/console.log" 2>&1 || rc=$?
+	if ! why=$(check_booted_kernel "$(build_dir "$arch")" "$dir/console.log" "$dir/ktap.log"); then
+		refuse_verdict system "$label" "$dir/console.log" "$why"
+		return "$KUNIT52_NO_VERDICT_STATUS"
+	fi
 	BOOT_TIMEOUT=$limit judge "$label" "$dir" "$rc"
 }
 
@@ -168,7 +174,7 @@ run_extra_boots() {
 		mapfile -t qemu < <("$REPO/scripts/arch.py" "$arch" extra-boot "$name" qemu)
 		info "extra boot $label/$name: $test with ${qemu[*]} ${args:-(no arguments)}"
 		boot "$arch" "$sys" "$sys/$name" "$label/$name" "$EXTRA_BOOT_TIMEOUT" \
-			"$test" "$args" "${qemu[@]}" || failed=1
+			"$test" "$args" "${qemu[@]}" || failed=$?
 	done < <("$REPO/scripts/arch.py" "$arch" extra-boots)
 	return "$failed"
 }
@@ -184,7 +190,7 @@ run_tests() {
 	fi
 	prepare_boot "$arch" "$sys"
 	info "booting $arch with tests '$glob' (console: $sys/console.log)"
-	boot "$arch" "$sys" "$sys" "$label" "$BOOT_TIMEOUT" "$glob" "" || rc=1
+	boot "$arch" "$sys" "$sys" "$label" "$BOOT_TIMEOUT" "$glob" "" || rc=$?
 	# A kernel that failed its full boot (a panic, a hang) would fail
 	# each extra boot the same way, after its time limit: not worth it.
 	# The coverage kernel's boot is for its counters: one boot only.
@@ -194,7 +200,7 @@ run_tests() {
 		info "extra boots of $label skipped: the full-system boot failed"
 		return "$rc"
 	fi
-	run_extra_boots "$arch" "$glob" "$sys" "$label" || rc=1
+	run_extra_boots "$arch" "$glob" "$sys" "$label" || rc=$?
 	return "$rc"
 }
 
