@@ -220,7 +220,7 @@ restore_tree() {
 	git -C "$TREE" checkout -q -- "$MUTATED"
 	MUTATED=""
 	info "tree restored; rebuilding $CHECK_ARCH"
-	KUNIT52_KUNIT_MODE=build CCACHE_RECACHE=1 KUNIT52_RESULTS=/dev/null \
+	KUNIT52_KUNIT_MODE=build KUNIT52_RESULTS=/dev/null \
 		"$REPO/scripts/kunit.sh" "$CHECK_ARCH" > "$CHECK/rebuild.log" 2>&1 ||
 		echo "lava.sh: rebuild after the mutant failed (log: $CHECK/rebuild.log)" >&2
 }
@@ -262,7 +262,7 @@ check_mutant() {
 	mutate "$TREE/$file" "$old" "$new"
 	MUTATED=$file
 	info "mutant $name planted in $file"
-	CCACHE_RECACHE=1 ours_kunit "$dir/ours.jsonl"
+	ours_kunit "$dir/ours.jsonl"
 	compare_shard "mutant $name" "$dir/ours.jsonl" \
 		"$JOBS/$CHECK_ARCH-kunit.yaml" "$dir/run"
 	if python3 "$REPO/scripts/results.py" has --status FAIL "$dir/run/lava.jsonl"; then

@@ -140,6 +140,16 @@ results_of_ktap() {
 # ccache rewrites the absolute paths under the clone (base_dir: the kernel
 # is built with O= and an absolute source tree) into relative ones.
 KUNIT52_CCACHE_DIR=${KUNIT52_CCACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/kunit52/ccache}
+# ccache runs in its direct mode, never in depend mode: depend mode keys
+# an object by the files of the compiler's dependency list, which leaves
+# out what the assembler reads with .incbin.  x86's
+# arch/x86/boot/compressed/piggy.S names the compressed kernel it
+# .incbin's and holds only its two sizes, so after an edit that kept
+# both, the bzImage came from the cache with an earlier kernel in it
+# (docs/design.md, "The compiler cache").  Direct mode preprocesses
+# what it has not seen and refuses to cache a source that uses .incbin.
+# The namespace puts every entry that depend mode stored out of reach.
+KUNIT52_CCACHE_NAMESPACE=kunit52-direct
 # Below this much free space (KiB) the cache is bypassed, not filled.
 KUNIT52_CCACHE_MIN_FREE_KB=${KUNIT52_CCACHE_MIN_FREE_KB:-1048576}
 
@@ -167,8 +177,10 @@ ccache_env() {
 		export CCACHE_DISABLE=1
 		return 0
 	fi
+	unset CCACHE_DEPEND
 	export PATH="/usr/lib/ccache:$PATH" CCACHE_DIR=$dir CCACHE_BASEDIR=$REPO \
-		CCACHE_NOHASHDIR=1 CCACHE_DEPEND=1 CCACHE_STATSLOG=$log
+		CCACHE_NOHASHDIR=1 CCACHE_NODEPEND=1 CCACHE_DIRECT=1 \
+		CCACHE_NAMESPACE=$KUNIT52_CCACHE_NAMESPACE CCACHE_STATSLOG=$log
 }
 
 # ccache_summary STATSLOG: "hits H/N (P%)" for the build that wrote

@@ -20,11 +20,6 @@ set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 
 WORK=$REPO/build/mutants
-# A mutant's verdict must never come from the shared compiler cache: with
-# it, classify-no-wrap-check and softerr-returns-eio survived (objects from
-# the cache without the mutation, see stop_child) and died without it.
-# Compile what changed afresh and store the result, replacing any bad entry.
-export CCACHE_RECACHE=1
 RESULTS=${KUNIT52_RESULTS:-$WORK/results.jsonl}
 MUTATED=""
 

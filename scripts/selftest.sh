@@ -421,6 +421,27 @@ have_kernel() {
 	[[ -f "$REPO/build/x86_64/arch/x86/boot/bzImage" ]]
 }
 
+# A source that .incbin's a file is compiled again when that file changes
+# (x86's piggy.S and the compressed kernel): with the cache as the builds
+# set it, the second object holds the new bytes.  Depend mode failed this.
+t_ccache_incbin() {
+	local d=$WORK/incbin b
+	mkdir -p "$d"
+	printf '.section .rodata\n.incbin "blob.bin"\n' > "$d/piggy.S"
+	for b in AAAA BBBB; do
+		printf '%s' "$b" > "$d/blob.bin"
+		(
+			cd "$d"
+			KUNIT52_CCACHE_DIR=$d/cache
+			ccache_env "$d/stats.log"
+			gcc -Wp,-MMD,.piggy.o.d -c piggy.S -o piggy.o
+		)
+		objcopy -O binary --only-section=.rodata "$d/piggy.o" "$d/payload.bin"
+		echo "blob $b, object $(cat "$d/payload.bin")"
+		cmp "$d/blob.bin" "$d/payload.bin"
+	done
+}
+
 # The guard of every verdict: a console whose kernel banner is not the
 # build's vmlinux's (an earlier link, another build) or shows none is
 # refused; the kernel's own line and /init's copy of /proc/version agree.
@@ -540,6 +561,7 @@ main() {
 	check fixes-checked t_fixes_checked
 	check summary-counts-failures t_summary
 	check ccache-fallback t_ccache_fallback
+	check ccache-sees-incbin t_ccache_incbin
 	check booted-kernel-guard t_booted_kernel_guard
 	check mutants-apply t_mutants_apply
 	check coverage-input-and-summary t_coverage
