@@ -251,10 +251,15 @@ check_booted_kernel() {
 }
 
 # refuse_verdict AREA LABEL LOG WHY: say that a boot gives no verdict and
-# record the one failure that stands for its results.
+# record the one failure that stands for its results (with the first
+# kernel report of the console LOG, if any: a kernel that died before it
+# printed a banner).
 refuse_verdict() {
-	echo "$1 $2: NO VERDICT: $4" >&2
-	result "$1" "$2" booted-kernel "the booted kernel is this build's vmlinux" FAIL "$3" "$4"
+	local why=$4 report
+	report=$(first_report "$3")
+	[[ -z "$report" ]] || why+="; the console shows: $report"
+	echo "$1 $2: NO VERDICT: $why" >&2
+	result "$1" "$2" booted-kernel "the booted kernel is this build's vmlinux" FAIL "$3" "$why"
 }
 
 # Console lines that mean the kernel reported a bug: panics, oopses,
