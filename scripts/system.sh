@@ -30,7 +30,17 @@ set -euo pipefail
 # shellcheck source=scripts/lib.sh
 source "$(dirname "$0")/lib.sh"
 
-BOOT_TIMEOUT=${KUNIT52_SYSTEM_TIMEOUT:-900}
+# Time limits, seconds: hang detectors, not speed checks.  A plain
+# kernel's full-system boot, and one guest test in it (guest/init's
+# kunit52.timeout default).
+PLAIN_BOOT_TIMEOUT=900
+PLAIN_TEST_TIMEOUT=300
+# The debug and coverage kernels run the KUnit suites in the boot, then
+# every guest test one after another, each several times slower
+# (sanitizers or gcov under TCG): their limits are SLOW_FACTOR times the
+# plain ones.  On arm64's hardened kernel ftracetest_errlog ran past 300 s
+# (27 s on plain x86_64) and the last test ended 860 s after boot.
+SLOW_FACTOR=2
 # An extra boot runs one short test: its time limit, in seconds.
 EXTRA_BOOT_TIMEOUT=${KUNIT52_EXTRA_BOOT_TIMEOUT:-180}
 # Kernel arguments that guest tests rely on: slab_allocators_test reads
@@ -60,6 +70,20 @@ kunit_enable() {
 	esac
 }
 
+# How many times the plain time limits this variant's boots get.
+slow_factor() {
+	if [[ $(kunit_enable) == 1 ]]; then
+		echo "$SLOW_FACTOR"
+	else
+		echo 1
+	fi
+}
+
+# The full-system boot's time limit (KUNIT52_SYSTEM_TIMEOUT overrides it).
+boot_timeout() {
+	echo "${KUNIT52_SYSTEM_TIMEOUT:-$((PLAIN_BOOT_TIMEOUT * $(slow_factor)))}"
+}
+
 # QEMU command line for ARCH, without the kernel arguments: the machine
 # of ARCH's table (the one kunit.py boots), the initramfs of SYS, a
 # scratch disk and a console for KTAP (scripts/arch.py, system-qemu).
@@ -85,7 +109,11 @@ kernel_args() {
 	else
 		args+=" loglevel=5"
 	fi
-	echo "$args kunit52.tests=$glob${EXTRA_ARGS:+ $EXTRA_ARGS}"
+	args+=" kunit52.tests=$glob${EXTRA_ARGS:+ $EXTRA_ARGS}"
+	# After EXTRA_ARGS: /init takes an argument's first value.
+	[[ $(slow_factor) == 1 ]] ||
+		args+=" kunit52.timeout=$((PLAIN_TEST_TIMEOUT * $(slow_factor)))"
+	echo "$args"
 }
 
 prepare_boot() {
@@ -190,7 +218,7 @@ run_tests() {
 	fi
 	prepare_boot "$arch" "$sys"
 	info "booting $arch with tests '$glob' (console: $sys/console.log)"
-	boot "$arch" "$sys" "$sys" "$label" "$BOOT_TIMEOUT" "$glob" "" || rc=$?
+	boot "$arch" "$sys" "$sys" "$label" "$(boot_timeout)" "$glob" "" || rc=$?
 	# A kernel that failed its full boot (a panic, a hang) would fail
 	# each extra boot the same way, after its time limit: not worth it.
 	# The coverage kernel's boot is for its counters: one boot only.
@@ -235,7 +263,7 @@ print_boot() {
 print_boots() {
 	local arch=$1 name test args
 	local -a qemu
-	printf '%s\t%s\t%s\t%s\n' - '*' "$BOOT_TIMEOUT" "$(kernel_args "$arch" '*')"
+	printf '%s\t%s\t%s\t%s\n' - '*' "$(boot_timeout)" "$(kernel_args "$arch" '*')"
 	[[ "${KUNIT52_VARIANT:-}" != coverage ]] || return 0
 	while read -r name; do
 		test=$("$REPO/scripts/arch.py" "$arch" extra-boot "$name" test)
