@@ -204,9 +204,8 @@ ccache_summary() {
 # kernel prints (the full-system /init copies /proc/version to the KTAP
 # channel, as loglevel=5 hides the kernel's own line on the console).  A
 # boot whose banner is not the one of the build's vmlinux ran some other
-# kernel: the boot
-# image was not made from this vmlinux (docs/design.md, "The compiler
-# cache", has the case that made this guard).  kunit.sh and system.sh then
+# kernel: the boot image was not made from this vmlinux (docs/design.md,
+# "The compiler cache", has the case that made this guard).  kunit.sh and system.sh then
 # record one failure, give no verdict and exit with this status.
 export KUNIT52_NO_VERDICT_STATUS=3
 
@@ -373,6 +372,13 @@ stop_child() {
 	done
 	kill -KILL -- "-$CHILD" 2>/dev/null || true
 	CHILD=""
+}
+
+# kernel_built LOG: did the kunit.sh run that wrote LOG build its kernel
+# (kunit.py got to the build and no compiler error stopped it)?  A mutant
+# that does not build says nothing about the tests.
+kernel_built() {
+	grep -q 'Building KUnit Kernel' "$1" && ! grep -q 'ERROR:root:.*error:' "$1"
 }
 
 # mutate PATH OLD NEW: replace the single occurrence of OLD in PATH with

@@ -121,8 +121,7 @@ run_list() {
 				"$REPO/scripts/kunit.sh" "$arch" "$suite" || rc=$?
 		fi
 		restore
-		if [[ $rc -ne 0 ]] && grep -q 'Building KUnit Kernel' "$log" &&
-		   ! grep -q 'ERROR:root:.*error:' "$log"; then
+		if [[ $rc -ne 0 ]] && kernel_built "$log"; then
 			printf 'ok    killed   %-36s %s\n' "$name" \
 				"$(grep -m1 -o 'Ran [0-9]* tests.*' "$log" || echo 'crashed or hung')"
 			KUNIT52_RESULTS=$RESULTS result mutant "$arch" "${list##*/}" "$name is killed" PASS "$log"

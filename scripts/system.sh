@@ -192,7 +192,7 @@ boot() {
 # full-system boot, with its kernel and initramfs: each runs its one test
 # under its own QEMU and kernel arguments (another CPU model, say).
 run_extra_boots() {
-	local arch=$1 glob=$2 sys=$3 label=$4 name test args failed=0
+	local arch=$1 glob=$2 sys=$3 label=$4 name test args failed=0 rc=0
 	local -a qemu
 	while read -r name; do
 		test=$("$REPO/scripts/arch.py" "$arch" extra-boot "$name" test)
@@ -202,7 +202,10 @@ run_extra_boots() {
 		mapfile -t qemu < <("$REPO/scripts/arch.py" "$arch" extra-boot "$name" qemu)
 		info "extra boot $label/$name: $test with ${qemu[*]} ${args:-(no arguments)}"
 		boot "$arch" "$sys" "$sys/$name" "$label/$name" "$EXTRA_BOOT_TIMEOUT" \
-			"$test" "$args" "${qemu[@]}" || failed=$?
+			"$test" "$args" "${qemu[@]}" || rc=$?
+		# A refused boot (no verdict) outweighs a failed one.
+		[[ $rc -eq 0 || $failed -eq $KUNIT52_NO_VERDICT_STATUS ]] || failed=$rc
+		rc=0
 	done < <("$REPO/scripts/arch.py" "$arch" extra-boots)
 	return "$failed"
 }

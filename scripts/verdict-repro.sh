@@ -110,7 +110,7 @@ verdict() {
 		echo green
 	elif [[ $rc -eq $NO_VERDICT ]]; then
 		echo refused
-	elif ! grep -q 'Building KUnit Kernel' "$log" || grep -q 'ERROR:root:.*error:' "$log"; then
+	elif ! kernel_built "$log"; then
 		echo broken
 	else
 		echo red
@@ -148,7 +148,8 @@ main() {
 	for ((i = 1; i <= cycles; i++)); do
 		log=$WORK/cycle-$i.log
 		if [[ $clean_every -gt 0 && $((i % clean_every)) -eq 0 ]]; then
-			# Nothing edited: the suites of the previous mutant, and ours.
+			# Nothing edited: every suite (every guest test, each
+			# clean_every * guest_every cycles) must pass.
 			kind=kunit glob='*' name=clean
 			[[ ${#guest_mutants[@]} -eq 0 || $guest_every -eq 0 || $((i % (clean_every * guest_every))) -ne 0 ]] ||
 				{ kind=guest; glob='*'; }
