@@ -77,22 +77,71 @@ MSG
 	exit 1
 }
 
-extract_pristine() {
-	local tmp="$TREE.tmp"
+# The pristine repositories of the machine's clones, one per tarball
+# (the compiler cache's neighbour): a fresh clone checks the pristine
+# commit out of it instead of extracting the tarball and committing its
+# 87,000 files again.  Git never rewrites an object, so the clone's
+# objects can be hard links to the cache's (git clone --local).
+PRISTINE_DIR=${KUNIT52_PRISTINE_DIR:-$(dirname "$KUNIT52_CCACHE_DIR")/pristine}
 
+# The cache's repository for this tarball (its name, size and date).
+pristine_repo() {
+	echo "$PRISTINE_DIR/$(stat -c '%n %s %Y' "$TARBALL" | sha256sum | cut -c1-16).git"
+}
+
+# extract_into DIR: the tarball in DIR, committed and tagged pristine.
+extract_into() {
+	local dir=$1
 	info "extracting $(basename "$TARBALL") into $TREE (about a minute)"
-	rm -rf "$tmp"
-	mkdir -p "$tmp"
-	tar -xf "$TARBALL" -C "$tmp" --strip-components=1
-	git -C "$tmp" init -q -b kunit52
+	mkdir -p "$dir"
+	tar -xf "$TARBALL" -C "$dir" --strip-components=1
+	git -C "$dir" init -q -b kunit52
 	(
-		cd "$tmp"
+		cd "$dir"
 		git add -A -f .
 		GIT_AUTHOR_DATE='2000-01-01T00:00:00Z' GIT_COMMITTER_DATE='2000-01-01T00:00:00Z' \
 			git -c user.name=kunit52 -c user.email=kunit52@localhost -c gc.auto=0 \
 			commit -q -m "pristine $(basename "$TARBALL")"
 		git tag pristine
 	)
+}
+
+# save_pristine DIR: keep DIR's repository for the machine's next clones
+# (complete, or not at all; the first of two clones at once wins).
+save_pristine() {
+	local repo new
+	repo=$(pristine_repo)
+	[[ ! -e "$repo" ]] || return 0
+	mkdir -p "$PRISTINE_DIR" 2>/dev/null || return 0
+	new=$repo.new.$$
+	if git clone -q --bare --local "$1" "$new" 2>/dev/null && : > "$new/kunit52-complete"; then
+		mv -T "$new" "$repo" 2>/dev/null || rm -rf "$new"
+	else
+		rm -rf "$new"
+	fi
+}
+
+# clone_pristine DIR: check the pristine commit out of the cache into
+# DIR, every file dated as the tarball is (a checkout dates them now,
+# which would make them newer than a build tree seeded from the cache).
+clone_pristine() {
+	local repo=$1 dir=$2
+	git clone -q --local "$repo" "$dir" || return 1
+	git -C "$dir" remote remove origin
+	git -C "$dir" ls-files -z | (cd "$dir" && xargs -0 touch -h -r "$TARBALL" --)
+}
+
+extract_pristine() {
+	local tmp="$TREE.tmp" repo
+	repo=$(pristine_repo)
+	rm -rf "$tmp"
+	if [[ -f "$repo/kunit52-complete" ]] && clone_pristine "$repo" "$tmp"; then
+		info "checked out pristine $(basename "$TARBALL") from $repo"
+	else
+		rm -rf "$tmp"
+		extract_into "$tmp"
+		save_pristine "$tmp"
+	fi
 	rm -rf "$TREE"
 	mv "$tmp" "$TREE"
 }
