@@ -2,7 +2,7 @@
 # kunit52: the front door.  See README.md.
 #
 #   make run                       prepare, build and run every suite on x86_64
-#   make test [GATE_ARCHES=..]     the full gate (x86_64 and arm64, checkpatch, self-tests; GATE_ARCHES='powerpc': the PowerPC job)
+#   make test [GATE_ARCHES=..]     the full gate (every arch of qemu_configs/, checkpatch, self-tests; GATE_ARCHES: a subset)
 #   make kunit ARCH=.. SUITE=..    one arch, a suite glob ('vmalloc*', 'suite.case*')
 #   make system ARCH=.. [TESTS=..] full-system boots: guest tests (guest/*_test.c)
 #   make boot ARCH=..              an interactive shell in the guest
@@ -56,7 +56,7 @@ prepare: deps
 	@$(SCRIPTS)/prepare-tree.sh
 
 run: prepare
-	@$(SCRIPTS)/kunit.sh x86_64 '*'
+	@KUNIT52_TREE_CACHE_STORE=1 $(SCRIPTS)/kunit.sh x86_64 '*'
 
 kunit: prepare
 	@$(SCRIPTS)/kunit.sh '$(ARCH)' '$(SUITE)'
@@ -97,8 +97,8 @@ checkpatch: series
 selftest: deps
 	@$(SCRIPTS)/selftest.sh
 
-# GATE_ARCHES: the arches this gate builds and boots (default: all but
-# the opt-in ones of scripts/gate.sh); the host-only steps always run.
+# GATE_ARCHES: the arches this gate builds and boots (default: every arch
+# of qemu_configs/); the host-only steps always run.
 test:
 	@KUNIT52_GATE_ARCHES='$(strip $(GATE_ARCHES))' $(SCRIPTS)/gate.sh
 

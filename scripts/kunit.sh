@@ -14,6 +14,9 @@
 # KUNIT52_VARIANT=debug (or bench, coverage) builds in build/ARCH-debug with
 # kunitconfigs/variants/debug on top (and the variant's make options:
 # LLVM=1 for coverage); KUNIT52_KUNIT_MODE=build only builds.
+# An empty build directory is first seeded from the machine's build
+# trees (scripts/tree-cache.sh); KUNIT52_TREE_CACHE_STORE=1 stores the
+# tree there after a successful build (make run and make test do).
 set -euo pipefail
 # shellcheck source=scripts/lib.sh
 source "$(dirname "$0")/lib.sh"
@@ -119,8 +122,22 @@ run_kunit() {
 	return "$rc"
 }
 
+# store_tree BUILD LOG RC: after a build that succeeded (kunit.py went
+# on to boot it, or a build-only run ended well), store its tree for the
+# machine's other clones, if asked to.
+store_tree() {
+	local build=$1 log=$2 rc=$3 msg
+	[[ "${KUNIT52_TREE_CACHE_STORE:-0}" == 1 ]] || return 0
+	[[ -f "$build/.source-manifest" ]] || return 0
+	if [[ "$MODE" == build && $rc -eq 0 ]] || grep -q 'Starting KUnit Kernel' "$log"; then
+		msg=$("$REPO/scripts/tree-cache.sh" store "$build" "$build/.source-manifest") ||
+			msg="tree cache: not stored (tree-cache.sh failed)"
+		info "kunit ${build##*/}: $msg"
+	fi
+}
+
 main() {
-	local arch=${1:-} suite=${2:-*} build label log report cache why rc=0
+	local arch=${1:-} suite=${2:-*} build label log report cache why tree rc=0
 	[[ -n "$arch" && $# -le 2 ]] || usage
 	check_arch "$arch"
 	check_variant
@@ -137,12 +154,20 @@ main() {
 	fi
 
 	rm -f "$build/test.log"
+	if [[ "$MODE" != exec ]]; then
+		tree=$("$REPO/scripts/tree-cache.sh" seed "$build") ||
+			tree="tree cache: not used (scripts/tree-cache.sh failed)"
+		[[ -z "$tree" ]] || info "kunit $label: $tree"
+		"$REPO/scripts/tree-cache.sh" manifest "$build/.source-manifest" ||
+			rm -f "$build/.source-manifest"
+	fi
 	run_kunit "$arch" "$build" "$suite" "$log" || rc=$?
 	if [[ "$MODE" != exec ]]; then
+		store_tree "$build" "$log" "$rc"
 		cache=$(ccache_summary "$build/ccache-stats.log")
 		info "kunit $label: compiler cache $KUNIT52_CCACHE_DIR: $cache"
 		[[ -z "${KUNIT52_CCACHE_REPORT:-}" ]] ||
-			printf '%s\t%s\n' "$label" "$cache" >> "$KUNIT52_CCACHE_REPORT"
+			printf '%s\t%s\n' "$label" "$cache${tree:+; ${tree#tree cache: }}" >> "$KUNIT52_CCACHE_REPORT"
 	fi
 	if [[ "$MODE" == build ]]; then
 		[[ $rc -eq 0 ]] || echo "kunit $label: build FAILED; log: $log" >&2

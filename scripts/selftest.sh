@@ -220,7 +220,8 @@ fake_env() {
 	local d=$1
 	shift
 	KUNIT52_TARBALL=$d/linux-source-6.12.tar.xz KUNIT52_TREE=$d/tree \
-		KUNIT52_PATCHES=$d/patches KUNIT52_KUNIT=$d/kunit KUNIT52_COVERS=$d/cover "$@"
+		KUNIT52_PATCHES=$d/patches KUNIT52_KUNIT=$d/kunit KUNIT52_COVERS=$d/cover \
+		KUNIT52_PRISTINE_DIR=$d/pristine "$@"
 }
 
 # Fresh preparation, then no-op, then a refusal that keeps local edits.
@@ -240,6 +241,13 @@ t_prepare_tree() {
 	# Up to date: nothing happens.
 	fake_env "$d" "$REPO/scripts/prepare-tree.sh" 2>&1 | grep -q 'up to date'
 	[[ $(git -C "$tree" rev-parse HEAD) == "$head" ]]
+
+	# Another clone's tree comes from the machine's pristine repository,
+	# with the same commits.
+	fake_env "$d" env KUNIT52_TREE="$d/tree2" "$REPO/scripts/prepare-tree.sh" > "$d/tree2.out" 2>&1
+	grep -q 'checked out pristine' "$d/tree2.out"
+	[[ $(git -C "$d/tree2" rev-parse HEAD) == "$head" ]]
+	[[ -z "$(git -C "$d/tree2" status --porcelain)" ]]
 
 	# A test source edit needs no re-preparation (it is linked).
 	printf '/* edited */\n' >> "$d/kunit/lib/tests/a_kunit.c"
@@ -262,6 +270,92 @@ t_prepare_tree() {
 	fake_env "$d" "$REPO/scripts/prepare-tree.sh"
 	[[ $(git -C "$tree" rev-list --count pristine..HEAD) -eq 1 ]]
 	fails grep -q 'int b;' "$tree/lib/a.c"
+}
+
+# tree_cache_env D CMD...: CMD with fake clone D's tree and kunit/ and the
+# self-test's own tree cache.
+tree_cache_env() {
+	local d=$1
+	shift
+	KUNIT52_TREE=$d/tree KUNIT52_KUNIT=$d/kunit KUNIT52_TREES_DIR=$WORK/trees "$@"
+}
+
+# fake_build BUILD: a make build of the fake tree: a.o from lib/a.c and
+# the test file it includes, and a file naming the tree by its absolute
+# path (as tools/objtool's command lines do).
+fake_build() {
+	mkdir -p "$1"
+	printf 'a.o: ../lib/a.c ../lib/tests/a_kunit.c\n\tcat $^ > $@\n' > "$1/Makefile"
+	echo "$(cd "$1/.." && pwd)/tools/include" > "$1/paths.txt"
+	make -s -C "$1"
+}
+
+# A build tree stored by one clone seeds another's: nothing is rebuilt
+# when the sources are the same, whatever their dates; a source whose
+# content differs is rebuilt; absolute paths follow the clone; a source
+# edited during the build, an interrupted store, a developer's own
+# build directory and an added header each keep the cache out.
+t_tree_cache() {
+	local d=$WORK/tree-cache one two b1 b2
+	rm -rf "$d" "$WORK/trees"
+	one=$d/one
+	two=$d/two
+	make_fake_source "$one"
+	fake_env "$one" "$REPO/scripts/prepare-tree.sh"
+	b1=$one/tree/.build-fake
+	tree_cache_env "$one" "$REPO/scripts/tree-cache.sh" manifest "$d/before"
+	fake_build "$b1"
+	tree_cache_env "$one" "$REPO/scripts/tree-cache.sh" store "$b1" "$d/before"
+	[[ -f "$WORK/trees/fake/complete" ]]
+
+	# The second clone, prepared later: same sources, newer dates.
+	sleep 1
+	make_fake_source "$two"
+	fake_env "$two" "$REPO/scripts/prepare-tree.sh"
+	touch "$two/kunit/lib/tests/a_kunit.c" "$two/tree/lib/a.c"
+	b2=$two/tree/.build-fake
+	mkdir -p "$b2"
+	tree_cache_env "$two" "$REPO/scripts/tree-cache.sh" seed "$b2" | tee "$d/seed.out"
+	grep -q '0 source(s) differ' "$d/seed.out"
+	make -q -C "$b2" a.o || { echo "a.o rebuilt with the same sources"; return 1; }
+	grep -qx "$two/tree/tools/include" "$b2/paths.txt"
+
+	# A test file whose content differs, even dated before the stored
+	# build (a clone checked out earlier): a.o is rebuilt, with it.
+	rm -rf "$b2"
+	mkdir -p "$b2"
+	printf '/* edited */\n' >> "$two/kunit/lib/tests/a_kunit.c"
+	touch -d 2001-01-01 "$two/kunit/lib/tests/a_kunit.c"
+	tree_cache_env "$two" "$REPO/scripts/tree-cache.sh" seed "$b2" | tee "$d/seed.out"
+	grep -q '1 source(s) differ' "$d/seed.out"
+	fails make -q -C "$b2" a.o
+	make -s -C "$b2"
+	grep -q edited "$b2/a.o"
+
+	# A developer's build directory is never seeded over.
+	echo mine > "$b2/a.o"
+	tree_cache_env "$two" "$REPO/scripts/tree-cache.sh" seed "$b2"
+	grep -qx mine "$b2/a.o"
+
+	# A source edited during the build: not stored.
+	tree_cache_env "$two" "$REPO/scripts/tree-cache.sh" manifest "$d/before2"
+	printf '/* again */\n' >> "$two/kunit/lib/tests/a_kunit.c"
+	tree_cache_env "$two" "$REPO/scripts/tree-cache.sh" store "$b2" "$d/before2" |
+		grep -q 'not stored: a source changed during the build'
+	grep -qx "$one/tree" "$WORK/trees/fake/source-tree"
+
+	# A header added since the entry was built: the tree is not used.
+	rm -rf "$b2"
+	mkdir -p "$b2"
+	printf 'int h;\n' > "$two/tree/lib/h.h"
+	tree_cache_env "$two" "$REPO/scripts/tree-cache.sh" seed "$b2" | grep -q 'not used (lib/h.h'
+	[[ -z "$(ls -A "$b2")" ]]
+	rm "$two/tree/lib/h.h"
+
+	# An interrupted store leaves no entry a seed would use.
+	rm "$WORK/trees/fake/complete"
+	tree_cache_env "$two" "$REPO/scripts/tree-cache.sh" seed "$b2"
+	[[ -z "$(ls -A "$b2")" ]]
 }
 
 # The series folds each test source into the patch that includes it.
@@ -562,6 +656,7 @@ main() {
 	check summary-counts-failures t_summary
 	check ccache-fallback t_ccache_fallback
 	check ccache-sees-incbin t_ccache_incbin
+	check tree-cache-rebuilds-what-changed t_tree_cache
 	check booted-kernel-guard t_booted_kernel_guard
 	check mutants-apply t_mutants_apply
 	check coverage-input-and-summary t_coverage
