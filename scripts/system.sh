@@ -167,20 +167,46 @@ judge() {
 	return "$failed"
 }
 
+# cpu_seconds FILE: the CPU time of the shell's children in FILE, the
+# output of the builtin "times" (run in the shell that waited for QEMU:
+# a subshell counts its own), in whole seconds.
+cpu_seconds() {
+	sed -n 2p "$1" | awk '{
+		for (i = 1; i <= NF; i++) { split($i, m, "m"); s += m[1] * 60 + m[2] }
+		printf "%d\n", s }'
+}
+
+# boot_cpu LABEL WALL CPU: say how much of a boot of WALL seconds QEMU
+# spent on the CPU (the rest of the time its guest waited: timeouts,
+# grace periods, sleeps), and add it to $KUNIT52_BOOT_REPORT (the gate's
+# summary).
+boot_cpu() {
+	local label=$1 wall=$2 cpu=$3
+	info "boot $label: ${wall}s, QEMU on the CPU ${cpu}s ($(awk -v c="$cpu" -v w="$wall" \
+		'BEGIN { printf "%.2f", w ? c / w : 0 }') cores)"
+	[[ -z "${KUNIT52_BOOT_REPORT:-}" ]] ||
+		printf '%s\t%s\t%s\n' "$label" "$wall" "$cpu" >> "$KUNIT52_BOOT_REPORT"
+}
+
 # boot ARCH DIR LABEL TIMEOUT GLOB KERNEL_ARGS QEMU_ARG...: one boot of
 # the initramfs in SYS (the run's system dir) with its files in DIR
 # (a fresh scratch disk, console.log, ktap.log); judged as LABEL.
 boot() {
-	local arch=$1 sys=$2 dir=$3 label=$4 limit=$5 glob=$6 args=$7 why rc=0
+	local arch=$1 sys=$2 dir=$3 label=$4 limit=$5 glob=$6 args=$7 why start cmdline cpu rc=0
 	local -a qemu
 	shift 7
 	mkdir -p "$dir"
 	fresh_scratch "$dir/scratch.img"
 	: > "$dir/ktap.log"
 	mapfile -t qemu < <(qemu_cmd "$arch" "$sys" "$dir/ktap.log" "$dir/scratch.img")
-	timeout -k 10 "$limit" "${qemu[@]}" "$@" \
-		-append "$(kernel_args "$arch" "$glob")${args:+ $args}" \
+	cmdline="$(kernel_args "$arch" "$glob")${args:+ $args}"
+	start=$(date +%s)
+	times > "$dir/times.before"
+	timeout -k 10 "$limit" "${qemu[@]}" "$@" -append "$cmdline" \
 		< /dev/null > "$dir/console.log" 2>&1 || rc=$?
+	times > "$dir/times.after"
+	cpu=$(($(cpu_seconds "$dir/times.after") - $(cpu_seconds "$dir/times.before")))
+	boot_cpu "$label" $(($(date +%s) - start)) "$cpu"
 	if ! why=$(check_booted_kernel "$(build_dir "$arch")" "$dir/console.log" "$dir/ktap.log"); then
 		refuse_verdict system "$label" "$dir/console.log" "$why"
 		return "$KUNIT52_NO_VERDICT_STATUS"
