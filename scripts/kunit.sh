@@ -147,6 +147,13 @@ main() {
 	build=$(build_dir "$arch")
 	label=${build##*/}
 	make_build_dir "$build"
+	# Before anything is written into the build directory: only an empty
+	# one is seeded.
+	if [[ "$MODE" != exec ]]; then
+		tree=$("$REPO/scripts/tree-cache.sh" seed "$build") ||
+			tree="tree cache: not used (scripts/tree-cache.sh failed)"
+		[[ -z "$tree" ]] || info "kunit $label: $tree"
+	fi
 	log=$build/kunit.log
 	if [[ -z "${KUNIT52_RESULTS:-}" ]]; then
 		export KUNIT52_RESULTS=$build/results.jsonl
@@ -155,9 +162,6 @@ main() {
 
 	rm -f "$build/test.log"
 	if [[ "$MODE" != exec ]]; then
-		tree=$("$REPO/scripts/tree-cache.sh" seed "$build") ||
-			tree="tree cache: not used (scripts/tree-cache.sh failed)"
-		[[ -z "$tree" ]] || info "kunit $label: $tree"
 		"$REPO/scripts/tree-cache.sh" manifest "$build/.source-manifest" ||
 			rm -f "$build/.source-manifest"
 	fi
