@@ -150,15 +150,22 @@ report() {
 	python3 "$REPO/scripts/results.py" report "${files[@]}"
 }
 
-# gate_order ARCH...: the arches in gate order: hardened ones first (their
-# builds are the longest, and their boots wait beside the next build).
+# gate_order ARCH...: the arches in gate order, the longest boots first,
+# so that each boot waits beside the next arch's build: hardened kernels
+# (their builds and boots are the longest; the first has a lane of its
+# own), then the plain ones with the Debian guest (every guest test, and
+# the extra boots), then those whose guest is static programs (a few
+# tests: seconds).
 gate_order() {
 	local a
 	for a in "$@"; do
 		[[ -z $(gate_variant "$a") ]] || echo "$a"
 	done
 	for a in "$@"; do
-		[[ -n $(gate_variant "$a") ]] || echo "$a"
+		[[ -n $(gate_variant "$a") ]] || static_guest "$a" || echo "$a"
+	done
+	for a in "$@"; do
+		[[ -n $(gate_variant "$a") ]] || ! static_guest "$a" || echo "$a"
 	done
 }
 
