@@ -8,6 +8,10 @@
 #   3. apply patches/series with "git am", one commit per patch,
 #   4. link every file under kunit/ into the tree at the same path.
 #
+# The first clone on a machine keeps the pristine repository and the
+# prepared commits beside the compiler cache; the next ones check them
+# out (the same commits: the dates are fixed or the patches').
+#
 # The tree is re-prepared only when the tarball, the series or the set of
 # files under kunit/ changed.  A tree holding a developer's uncommitted
 # edits or extra commits is never touched: we refuse and say what to do.
@@ -146,9 +150,34 @@ extract_pristine() {
 	mv "$tmp" "$TREE"
 }
 
-apply_series() {
-	local p n=0
+# series_key STAMP: what the prepared commits depend on: the tarball and
+# the patches, in order (git am's dates come from the patches; the
+# pristine commit's are fixed).
+series_key() {
+	printf '%s\n' "$1" | grep -v '^kunit ' | sha256sum | cut -c1-16
+}
 
+# prepared_before KEY: check out the commits that another clone on this
+# machine made from the same tarball and patches (kept in the pristine
+# repository); fails if there are none.
+prepared_before() {
+	local repo ref=refs/kunit52/prepared/$1
+	repo=$(pristine_repo)
+	[[ -f "$repo/kunit52-complete" ]] || return 1
+	git -C "$repo" rev-parse -q --verify "$ref" > /dev/null || return 1
+	tgit fetch -q "$repo" "$ref" || return 1
+	[[ $(tgit rev-list --count pristine..FETCH_HEAD) -eq $(series_patches | wc -l) ]] || return 1
+	tgit checkout -q -B kunit52 FETCH_HEAD
+}
+
+apply_series() {
+	local key p n=0 repo
+	key=$(series_key "$1")
+	if prepared_before "$key"; then
+		tgit update-ref "$PREPARED_REF" HEAD
+		info "checked out the series of $PATCHES/series, applied before on this machine"
+		return 0
+	fi
 	tgit checkout -q -B kunit52 pristine
 	while read -r p; do
 		if ! tgit am -q --committer-date-is-author-date "$PATCHES/$p"; then
@@ -158,6 +187,10 @@ apply_series() {
 		n=$((n + 1))
 	done < <(series_patches)
 	tgit update-ref "$PREPARED_REF" HEAD
+	# For the machine's next clones.
+	repo=$(pristine_repo)
+	[[ ! -f "$repo/kunit52-complete" ]] ||
+		tgit push -q "$repo" "HEAD:refs/kunit52/prepared/$key" 2>/dev/null || true
 	info "applied $n patch(es) from $PATCHES/series"
 }
 
@@ -215,7 +248,7 @@ main() {
 	if [[ "$old_tarball" != "$(printf '%s\n' "$stamp" | grep '^tarball ')" ]]; then
 		extract_pristine
 	fi
-	apply_series
+	apply_series "$stamp"
 	link_kunit_files
 	printf '%s\n' "$stamp" > "$TREE/.git/kunit52-stamp"
 	info "kernel tree ready: $TREE ($(tgit rev-list --count pristine..HEAD) patch(es) on pristine)"

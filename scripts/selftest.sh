@@ -249,6 +249,7 @@ t_prepare_tree() {
 	# with the same commits.
 	fake_env "$d" env KUNIT52_TREE="$d/tree2" "$REPO/scripts/prepare-tree.sh" > "$d/tree2.out" 2>&1
 	grep -q 'checked out pristine' "$d/tree2.out"
+	grep -q 'applied before on this machine' "$d/tree2.out"
 	[[ $(git -C "$d/tree2" rev-parse HEAD) == "$head" ]]
 	[[ -z "$(git -C "$d/tree2" status --porcelain)" ]]
 
