@@ -57,11 +57,15 @@ check_suite() {
 }
 
 # Print a line every 30 s while PID lives, so a long build shows progress.
-# Objects count when they were (re)built after the ticker started.
+# Objects count when they were (re)built after the ticker started.  Its
+# sleep holds none of the ticker's output: killed with the ticker, a
+# sleep left holding a pipe kept the gate's tee (and the gate) waiting
+# up to 30 s after the build ended.
+TICK=30
 progress_ticker() {
 	local pid=$1 build=$2 start=$SECONDS mark=$2/.progress-mark
 	touch "$mark"
-	while sleep 30 && kill -0 "$pid" 2>/dev/null; do
+	while sleep "$TICK" > /dev/null 2>&1 && kill -0 "$pid" 2>/dev/null; do
 		printf '    ... %s: %ds, %s objects (re)built\n' "${build##*/}" \
 			$((SECONDS - start)) \
 			"$(find "$build/" -name '*.o' -newer "$mark" 2>/dev/null | wc -l)" >&2
