@@ -85,6 +85,15 @@ changed_paths() {
 		END { for (p in old) print p }' "$1" "$2" | LC_ALL=C sort -u
 }
 
+# label_of BUILD: the build's label (build/x86_64 or its real directory,
+# work/linux/.build-x86_64: x86_64).
+label_of() {
+	local real
+	real=$(realpath "$1")
+	real=${real##*/}
+	echo "${real#.build-}"
+}
+
 # entry_ok DIR: is DIR a complete entry (the last thing a store writes)?
 entry_ok() {
 	[[ -f "$1/complete" && -d "$1/build" && -f "$1/manifest" ]]
@@ -149,8 +158,7 @@ fill() {
 seed() {
 	local build=$1 real label entry tmp added
 	real=$(realpath "$build")
-	label=${real##*/}
-	label=${label#.build-}
+	label=$(label_of "$build")
 	entry=$TREES/$label
 	cache_off && return 0
 	# Never over a developer's build: only an empty directory is seeded.
@@ -179,8 +187,7 @@ seed() {
 
 store() {
 	local build=$1 before=$2 label new old
-	label=${build##*/}
-	label=${label#.build-}
+	label=$(label_of "$build")
 	cache_off && return 0
 	[[ -f "$before" ]] || die "store: no manifest $before"
 	mkdir -p "$TREES"
