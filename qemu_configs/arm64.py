@@ -22,6 +22,9 @@ KUNIT52_ARCH = {
 	# The hardened kernel (kunitconfigs/variants/debug): with x86_64 on
 	# the plain one, two builds cover both arches and the sanitizers.
 	'gate_variant': 'debug',
+	# The TDD loop's kernel (make kunit): the uncompressed Image.
+	'loop': {'target': 'Image', 'kernel_path': 'arch/arm64/boot/Image',
+		 'kconfig': ''},
 }
 
 QEMU_ARCH = QemuArchParams(linux_arch='arm64',

@@ -26,6 +26,8 @@ KUNIT52_ARCH = {
 	'system_args': '',
 	# Plain kunit.py runs, with KASAN in this kernel (below).
 	'gate_variant': '',
+	# The TDD loop's kernel (make kunit): vmlinux, as always here.
+	'loop': {'target': 'vmlinux', 'kernel_path': 'vmlinux', 'kconfig': ''},
 	# Debian 12 has no powerpc packages (a ports arch): the guest is
 	# static programs built with Debian's cross compiler and libc, the
 	# tests that need nothing else (vmalloc_perf_test runs in make bench).

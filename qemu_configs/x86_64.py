@@ -32,6 +32,11 @@ KUNIT52_ARCH = {
 	'system_args': 'acpi=off',
 	# "make run" builds the plain kernel; the gate reuses it.
 	'gate_variant': '',
+	# The TDD loop's kernel (make kunit): vmlinux itself, booted through
+	# its PVH entry point; no compressed image to make or unpack.
+	# HYPERVISOR_GUEST only shows PVH (PARAVIRT stays off).
+	'loop': {'target': 'vmlinux', 'kernel_path': 'vmlinux',
+		 'kconfig': 'CONFIG_HYPERVISOR_GUEST=y\nCONFIG_PVH=y'},
 	# The MDS report (guest/mds_test.c holds what each must read) under
 	# CPU models that differ in it: the default qemu64 (AMD: not
 	# affected) is the full-system boot; kvm64 is an Intel CPU without

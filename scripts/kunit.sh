@@ -35,27 +35,6 @@ usage() {
 	exit 2
 }
 
-# Names of the suites under kunit/: the .name of every struct kunit_suite.
-known_suites() {
-	find "$REPO/kunit" -name '*.c' -print0 | xargs -0 -r awk '
-		/struct kunit_suite [a-z0-9_]+ = \{/ { in_suite = 1 }
-		in_suite && /\.name *= *"/ {
-			sub(/.*\.name *= *"/, ""); sub(/".*/, ""); print; in_suite = 0
-		}' | sort -u
-}
-
-# Die unless the suite part of GLOB (before any '.') matches a suite.
-check_suite() {
-	local glob=${1%%.*} s
-	local -a suites
-	mapfile -t suites < <(known_suites)
-	for s in "${suites[@]}"; do
-		# shellcheck disable=SC2053 # glob match is the point
-		[[ "$s" == $glob ]] && return 0
-	done
-	die "unknown SUITE '$1' (suites: ${suites[*]})"
-}
-
 # Print a line every 30 s while PID lives, so a long build shows progress.
 # Objects count when they were (re)built after the ticker started.  Its
 # sleep holds none of the ticker's output: killed with the ticker, a
@@ -72,17 +51,6 @@ progress_ticker() {
 	done
 }
 
-# The kunitconfig fragments of ARCH's build, composed by kunit.py: every
-# suite's, the Debian guest's (unless ARCH's guest is static programs
-# only: guest_tests in its table), the lean one, and the variant's.
-kunitconfigs() {
-	local k=$REPO/kunitconfigs
-	find "$k/suites" -type f | LC_ALL=C sort
-	static_guest "$1" || echo "$k/guest"
-	echo "$k/lean"
-	[[ -z "${KUNIT52_VARIANT:-}" ]] || echo "$k/variants/$KUNIT52_VARIANT"
-}
-
 kunit_args() {
 	local arch=$1 build=$2 suite=$3 cross
 	printf '%s\n' "$MODE" \
@@ -92,7 +60,7 @@ kunit_args() {
 		printf '%s\n' "--timeout=$BOOT_TIMEOUT"
 	fi
 	if [[ "$MODE" != exec ]]; then
-		kunitconfigs "$arch" | sed 's/^/--kunitconfig=/'
+		gate_kunitconfigs "$arch" | sed 's/^/--kunitconfig=/'
 		variant_make_options | sed 's/^/--make_options=/'
 		echo "--jobs=$(nproc)"
 		cross=$(arch_fact "$arch" cross_compile)

@@ -90,7 +90,7 @@ need_artifacts() {
 	variant=$(gate_variant "$arch")
 	build=$(KUNIT52_VARIANT=$variant build_dir "$arch")
 	[[ -f "$build/$(arch_fact "$arch" kernel_path)" ]] ||
-		die "no $arch kernel in $build (run: make test, or make kunit ARCH=$arch${variant:+ VARIANT=$variant})"
+		die "no $arch kernel in $build (run: make test, or make system ARCH=$arch${variant:+ VARIANT=$variant})"
 	[[ -f "$build/system/initramfs.cpio.gz" ]] ||
 		KUNIT52_VARIANT=$variant "$REPO/scripts/initramfs.sh" "$arch" "$build/system"
 }

@@ -32,6 +32,35 @@ check_arch() {
 	die "unknown ARCH '$1' (supported: ${KUNIT52_ARCHES[*]})"
 }
 
+# suites_in FILE...: the .name of every struct kunit_suite in FILE...
+suites_in() {
+	awk '
+		/struct kunit_suite [a-z0-9_]+ = \{/ { in_suite = 1 }
+		in_suite && /\.name *= *"/ {
+			sub(/.*\.name *= *"/, ""); sub(/".*/, ""); print; in_suite = 0
+		}' "$@"
+}
+
+# known_suites: the names of the suites under kunit/, sorted.
+known_suites() {
+	local -a files
+	mapfile -t files < <(find "$REPO/kunit" -name '*.c')
+	[[ ${#files[@]} -eq 0 ]] || suites_in "${files[@]}" | sort -u
+}
+
+# check_suite GLOB: die unless the suite part of GLOB (before any '.')
+# matches a suite under kunit/.
+check_suite() {
+	local glob=${1%%.*} s
+	local -a suites
+	mapfile -t suites < <(known_suites)
+	for s in "${suites[@]}"; do
+		# shellcheck disable=SC2053 # glob match is the point
+		[[ "$s" == $glob ]] && return 0
+	done
+	die "unknown SUITE '$1' (suites: ${suites[*]})"
+}
+
 # list_sources DIR: files under DIR (the kunit/ test sources), relative to
 # it, sorted; nothing if DIR does not exist.
 list_sources() {
@@ -63,6 +92,18 @@ KUNIT52_COVERAGE_OBJECTS=(mm/vmalloc.o drivers/md/dm-dust.o kernel/cgroup/freeze
 # KUnit shard of a LAVA job, scripts/lava.sh).
 # shellcheck disable=SC2034 # used by the scripts that source this file
 KUNIT_BOOT_TIMEOUT=${KUNIT52_BOOT_TIMEOUT:-600}
+
+# gate_kunitconfigs ARCH: the kunitconfig fragments of ARCH's kernel
+# (scripts/kunit.sh, the gate's), composed by kunit.py: every suite's,
+# the Debian guest's (unless ARCH's guest is static programs only:
+# guest_tests in its table), the lean one, and the variant's.
+gate_kunitconfigs() {
+	local k=$REPO/kunitconfigs
+	find "$k/suites" -type f | LC_ALL=C sort
+	static_guest "$1" || echo "$k/guest"
+	echo "$k/lean"
+	[[ -z "${KUNIT52_VARIANT:-}" ]] || echo "$k/variants/$KUNIT52_VARIANT"
+}
 
 # variant_make_options: the kernel make options of this build's variant,
 # one per line (kunit.py --make_options).

@@ -642,6 +642,108 @@ t_coverage() {
 	grep -q 'mm/vmalloc.c: goal lines >= 100%, branches >= 95%: NOT met' "$out"
 }
 
+# make kunit and make watch refuse a SUITE that names nothing, with exit
+# status 2 and one line, before preparing or building anything.
+t_loop_bad_suite() {
+	local goal rc
+	for goal in kunit watch; do
+		rc=0
+		make -s --no-print-directory -C "$REPO" "$goal" ARCH=x86_64 SUITE=nosuch \
+			> "$WORK/$goal.out" 2> "$WORK/$goal.err" || rc=$?
+		cat "$WORK/$goal.out" "$WORK/$goal.err"
+		[[ $rc -eq 2 ]] || { echo "make $goal: exit $rc, not 2"; return 1; }
+		[[ $(wc -l < "$WORK/$goal.err") -eq 1 ]] || { echo "make $goal: not one line"; return 1; }
+		grep -q "unknown SUITE 'nosuch'" "$WORK/$goal.err"
+		[[ ! -e "$REPO/build/x86_64-loop-nosuch" ]]
+	done
+}
+
+# console_then_silence SECONDS LINE...: the lines, then SECONDS of
+# silence (a kernel that stopped making progress) from a process that
+# looks like the loop kernel's QEMU, for the watchdog to end.
+console_then_silence() {
+	local secs=$1
+	shift
+	printf '%s\n' "$@"
+	(exec -a "qemu-system-x86_64 -kernel $WORK/loop/vmlinux" sleep "$secs")
+}
+
+# loop_fn FUNC ARG...: a function of scripts/loop.sh, in a shell of its
+# own that sources it.
+loop_fn() {
+	bash -c 'source "$1" && shift && "$@"' selftest "$REPO/scripts/loop.sh" "$@"
+}
+
+# watched SECONDS LINE...: the loop's console watchdog over that
+# console; prints how long it took, in whole seconds, then its messages.
+watched() {
+	local start=$SECONDS
+	console_then_silence "$@" |
+		LOOP_KERNEL=vmlinux CROSS_PREFIX='' loop_fn watch_console "$WORK/loop" 2> "$WORK/loop/stderr"
+	echo "$((SECONDS - start))"
+	cat "$WORK/loop/stderr" >&2
+}
+
+# The loop stops a kernel that reported a bug and went silent within
+# seconds, naming the report and the case that was running; one silent
+# for the stall bound too; a kernel that goes on printing is left alone.
+t_loop_stops_stalled_kernel() {
+	local took
+	mkdir -p "$WORK/loop"
+	local -a ktap=("KTAP version 1" "1..1" "    KTAP version 1" "    # Subtest: vmalloc_free_space"
+		       "    1..3" "    ok 1 alloc_smallest_fits")
+	took=$(watched 30 "${ktap[@]}" "BUG: kernel NULL pointer dereference, address: 0000000000000000" \
+		"RIP: 0010:0xffffffff81234567")
+	echo "report then silence: stopped after ${took}s"
+	[[ $took -le 8 ]]
+	grep -q "STOPPED: a kernel report (running: suite vmalloc_free_space, the case after alloc_smallest_fits), then 5s of silence" "$WORK/loop/stderr"
+	grep -q "running: suite vmalloc_free_space, the case after alloc_smallest_fits" "$WORK/loop/stderr"
+	grep -q "| BUG: kernel NULL pointer dereference" "$WORK/loop/stderr"
+	took=$(KUNIT52_LOOP_STALL=3 watched 30 "${ktap[@]}")
+	echo "silence: stopped after ${took}s"
+	[[ $took -le 6 ]]
+	grep -q "STOPPED: no console line for 3s" "$WORK/loop/stderr"
+	took=$(KUNIT52_LOOP_STALL=3 watched 0 "${ktap[@]}" "    ok 2 x" "    ok 3 y" "ok 1 vmalloc_free_space")
+	[[ -z "$(cat "$WORK/loop/stderr")" ]]
+}
+
+# The loop's configuration check: the symbols that the objects compiling
+# a test file read (their fixdep lists) and whose value is not the gate's.
+t_loop_config_agreement() {
+	local b=$WORK/loop-agree
+	mkdir -p "$b/reference" "$b/mm"
+	cat > "$b/mm/.vmalloc.o.cmd" <<-'EOF'
+	savedcmd_mm/vmalloc.o := gcc -c ../mm/vmalloc.c
+	deps_mm/vmalloc.o := \
+	  ../mm/tests/vmalloc_kunit.c \
+	  $(wildcard include/config/MEMCG) \
+	  $(wildcard include/config/KALLSYMS) \
+	  $(wildcard include/config/NUMA) \
+	  $(wildcard include/config/SMP) \
+	EOF
+	cat > "$b/mm/.other.o.cmd" <<-'EOF'
+	savedcmd_mm/other.o := gcc -c ../mm/other.c
+	  $(wildcard include/config/NET) \
+	EOF
+	printf '%s\n' CONFIG_SMP=y '# CONFIG_MEMCG is not set' CONFIG_NET=y > "$b/.config"
+	printf '%s\n' CONFIG_SMP=y CONFIG_MEMCG=y CONFIG_KALLSYMS=y > "$b/reference/.config"
+	loop_fn read_symbols "$b" mm/tests/vmalloc_kunit.c > "$b/syms"
+	printf '%s\n' KALLSYMS MEMCG NUMA SMP | diff - "$b/syms"
+	printf '%s\t%s\n' KALLSYMS CONFIG_KALLSYMS=y MEMCG CONFIG_MEMCG=y |
+		diff - <(loop_fn disagreements "$b" "$b/syms")
+	# A subset kernel: what it sets, the gate's sets alike, but for what
+	# the arch's loop options bring (here PVH, absent from base/).
+	mkdir -p "$b/base"
+	printf '%s\n' CONFIG_SMP=y CONFIG_NET=y > "$b/base/.config"
+	printf '%s\n' CONFIG_SMP=y CONFIG_NET=y CONFIG_PVH=y > "$b/.config"
+	printf '%s\n' CONFIG_SMP=y CONFIG_NET=y CONFIG_MEMCG=y > "$b/reference/.config"
+	loop_fn check_subset "$b"
+	printf '%s\n' CONFIG_SMP=y CONFIG_NET=m > "$b/reference/.config"
+	fails loop_fn check_subset "$b" 2> "$b/err"
+	cat "$b/err"
+	grep -q "not a subset of the gate's kernel: CONFIG_NET=y" "$b/err"
+}
+
 main() {
 	rm -rf "$WORK"
 	mkdir -p "$WORK"
@@ -665,6 +767,9 @@ main() {
 	check mutants-apply t_mutants_apply
 	check coverage-input-and-summary t_coverage
 	check lava-monitors-match-ktap t_lava_monitors
+	check loop-refuses-unknown-suite t_loop_bad_suite
+	check loop-stops-a-stalled-kernel t_loop_stops_stalled_kernel
+	check loop-config-agrees-with-gate t_loop_config_agreement
 	if have_kernel; then
 		check boot-without-ktap-fails t_boot_no_ktap
 		if have_gate_builds; then

@@ -8,7 +8,7 @@
 # (default 100) on ARCH (default x86_64) of: edit one kernel file of the
 # prepared tree in place (a mutant of mutations/*.tsv, picked at random
 # from the seed, which is printed), build and boot with the shared
-# compiler cache exactly as "make kunit" (scripts/kunit.sh) and "make
+# compiler cache exactly as the gate's KUnit run (scripts/kunit.sh) and "make
 # system" (scripts/kunit.sh, then scripts/system.sh) do, then write the
 # original text back in place.  Every K-th cycle edits nothing instead.
 #
@@ -68,7 +68,7 @@ mutants_of() {
 	done
 }
 
-# build_and_boot ARCH KIND GLOB LOG: as make kunit or make system would;
+# build_and_boot ARCH KIND GLOB LOG: as the gate's KUnit run or make system would;
 # the exit status of the step that failed (NO_VERDICT if refused).
 build_and_boot() {
 	local arch=$1 kind=$2 glob=$3 log=$4
