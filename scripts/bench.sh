@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Usage: scripts/bench.sh [--cold] [ARCH...]   (default: every arch)
+# Usage: scripts/bench.sh [--cold | --tdd] [ARCH...]   (default: every arch)
 #
 # make bench: measure and print, then write to docs/benchmarks.md, each
 # arch between its own "bench:ARCH:begin/end" markers, with the machine
@@ -16,8 +16,9 @@
 #      loops per test, default 10000 instead of 1000000 under TCG); the
 #      verdict of each test is its "Summary:" line (guest/
 #      vmalloc_perf_test.c), the average time per test goes to the table;
-#   3. the developer loop: edit the vmalloc test, time the verdict of
-#      `make kunit ARCH=<arch> SUITE='vmalloc*'`;
+#   3. the TDD loop against plain kunit.py on x86_64 and arm64
+#      (scripts/bench-loop.sh);
+#      --tdd: this one only;
 #      with --cold, a cold `make run` in a fresh clone (about 12 minutes);
 #      the cold `make test` figure is the last gate's, from
 #      build/gate/times.tsv, if there is one.
@@ -30,6 +31,8 @@ source "$(dirname "$0")/lib.sh"
 DOC=$REPO/docs/benchmarks.md
 OUT=$REPO/build/bench
 COLD=0
+# --tdd: only the TDD loop against plain kunit.py (make bench BENCH_TDD=1).
+TDD_ONLY=0
 LOOPS=${KUNIT52_VMALLOC_LOOPS:-10000}
 BACKTICKED=$'\x60make bench\x60'
 CMD="make bench"
@@ -78,17 +81,6 @@ perf_table() {
 growth() {
 	awk '$1 == 1000 { base = $2 } { last = $2; n = $1 }
 	     END { if (base) printf "%.2f", last / base; else print "n/a" }'
-}
-
-# Seconds from an edit of the vmalloc test to the verdict on $1.
-loop_seconds() {
-	local arch=$1 t0
-	"$REPO/scripts/kunit.sh" "$arch" 'vmalloc*' > "$OUT/loop-$arch.log" 2>&1 || true
-	touch "$REPO/kunit/mm/tests/vmalloc_kunit.c"
-	t0=$SECONDS
-	"$REPO/scripts/kunit.sh" "$arch" 'vmalloc*' > "$OUT/loop-$arch.log" 2>&1 ||
-		die "vmalloc suite failed on $arch (log: $OUT/loop-$arch.log)"
-	echo $((SECONDS - t0))
 }
 
 # A cold `make run`: a fresh clone with caches of its own, empty (the
@@ -143,9 +135,9 @@ write_block() {
 	rm -f "$new"
 }
 
-# arch_section ARCH LOOP_SECONDS: ARCH's figures, in markdown.
+# arch_section ARCH: ARCH's figures, in markdown.
 arch_section() {
-	local arch=$1 loop=$2
+	local arch=$1
 	echo
 	echo "### $arch"
 	echo
@@ -167,9 +159,20 @@ arch_section() {
 	echo "|---|---:|"
 	perf_table "$arch"
 	echo
-	echo "| measure | seconds |"
-	echo "|---|---:|"
-	echo "| vmalloc test edited, \`make kunit ARCH=$arch SUITE='vmalloc*'\` to verdict | $loop |"
+}
+
+# tdd_section ARCH...: the TDD loop against plain kunit.py, in markdown.
+tdd_section() {
+	echo
+	echo "### The TDD loop"
+	echo
+	echo "Written by \`$CMD\` (scripts/bench-loop.sh); figures only. Seconds from a"
+	echo "one-line edit (a new constant: a real compile, no cache hit) to the verdict of"
+	echo "the vmalloc suite, 5 times each, alternating between the two tools."
+	echo
+	machine
+	echo
+	"$REPO/scripts/bench-loop.sh" "$@"
 	echo
 }
 
@@ -196,11 +199,11 @@ common_section() {
 
 main() {
 	local arch cold_run="" gate_total=""
-	local -a arches=()
-	local -A loop=()
+	local -a arches=() tdd
 	while (($#)); do
 		case $1 in
 		--cold) COLD=1; CMD="make bench BENCH_COLD=1" ;;
+		--tdd) TDD_ONLY=1; CMD="make bench BENCH_TDD=1" ;;
 		*) check_arch "$1"; arches+=("$1") ;;
 		esac
 		shift
@@ -209,21 +212,29 @@ main() {
 	mkdir -p "$OUT"
 	rm -f "$OUT/results.jsonl"
 
-	for arch in "${arches[@]}"; do
+	((TDD_ONLY)) || for arch in "${arches[@]}"; do
 		info "bench $arch: vmalloc_bench (one boot)"
 		bench_rows "$arch" > "$OUT/$arch.rows"
 		[[ -s $OUT/$arch.rows ]] || die "no bench lines in build/$arch/test.log"
 		info "bench $arch: lib/test_vmalloc.c (bench kernel build + one boot)"
 		perf_rows "$arch" > "$OUT/$arch.perf"
 		[[ -s $OUT/$arch.perf ]] || die "no test_vmalloc summaries for $arch"
-		info "bench $arch: edit-to-verdict loop"
-		loop[$arch]=$(loop_seconds "$arch")
 	done
-	common_section | write_block about
-	for arch in "${arches[@]}"; do
-		arch_section "$arch" "${loop[$arch]}" | tee "$OUT/$arch.md" | write_block "$arch"
+	((TDD_ONLY)) || common_section | write_block about
+	((TDD_ONLY)) || for arch in "${arches[@]}"; do
+		arch_section "$arch" | tee "$OUT/$arch.md" | write_block "$arch"
 		cat "$OUT/$arch.md"
 	done
+	# The loop's targets are for x86_64 and arm64.
+	mapfile -t tdd < <(printf '%s\n' "${arches[@]}" | grep -x -e x86_64 -e arm64 || true)
+	if [[ ${#tdd[@]} -gt 0 ]]; then
+		info "bench: the TDD loop against plain kunit.py on ${tdd[*]}"
+		tdd_section "${tdd[@]}" | tee "$OUT/tdd.md" | write_block tdd
+	fi
+	if ((TDD_ONLY)); then
+		info "written to $DOC"
+		return 0
+	fi
 	if ((COLD)); then
 		info "bench: cold make run in a fresh clone"
 		cold_run=$(cold_make_run)
