@@ -221,14 +221,8 @@ check_subset() {
 # and that the subset kernel leaves off, in BUILD/read-differs, and a
 # line that counts them (docs/loop.md, "What a subset kernel leaves out").
 report_unread() {
-	local build=$1 syms=$1/.read-symbols cfg n
-	local -a files=()
-	shift
-	for cfg in "$@"; do
-		files+=("$(test_file_of "$cfg")")
-	done
-	read_symbols "$build" "${files[@]}" > "$syms"
-	disagreements "$build" "$syms" > "$build/read-differs"
+	local build=$1 n
+	read_differs "$@" > "$build/read-differs"
 	n=$(wc -l < "$build/read-differs")
 	[[ $n -eq 0 ]] ||
 		info "loop ${build##*/}: $n option(s) the code under test reads are off here, on in the gate's" \
@@ -236,10 +230,26 @@ report_unread() {
 			"STRICT=1 builds them in"
 }
 
-# config_line CONFIG SYMBOL: SYMBOL's line in the .config CONFIG, or
-# "# CONFIG_SYMBOL is not set" when absent.
+# read_differs BUILD CFG...: the options that the objects compiling the
+# test files of the suites' kunitconfigs CFG... read (kept in
+# BUILD/.read-symbols) and whose value in BUILD/.config is not the
+# gate's, as disagreements prints them.
+read_differs() {
+	local build=$1 cfg
+	local -a files=()
+	shift
+	for cfg in "$@"; do
+		files+=("$(test_file_of "$cfg")")
+	done
+	read_symbols "$build" "${files[@]}" > "$build/.read-symbols"
+	disagreements "$build" "$build/.read-symbols"
+}
+
+# config_lines SYMBOLS CONFIG: "SYMBOL<TAB>its line in the .config CONFIG"
+# for each symbol in the file SYMBOLS ("# CONFIG_SYMBOL is not set" when
+# absent).
 config_lines() {
-	awk -v want="$2" '
+	awk '
 		FILENAME == ARGV[1] { sym[$0] = 1; next }
 		/^CONFIG_/ { s = $0; sub(/=.*/, "", s); sub(/^CONFIG_/, "", s); v[s] = $0; next }
 		/^# CONFIG_.* is not set$/ { s = $2; sub(/^CONFIG_/, "", s); v[s] = $0 }
@@ -277,16 +287,11 @@ disagreements() {
 # configured again: returns 1 then, to be built and checked again.  Dies
 # naming the symbols when Kconfig will not take the gate's values.
 agree() {
-	local build=$1 syms=$1/.read-symbols diff=$1/.disagreements
+	local build=$1 diff=$1/.disagreements
+	read_differs "$@" > "$diff"
 	shift
-	local -a files=()
-	local cfg
-	for cfg in "$@"; do
-		files+=("$(test_file_of "$cfg")")
-	done
-	read_symbols "$build" "${files[@]}" > "$syms"
-	[[ -s "$syms" ]] || die "loop ${build##*/}: no object of $build names ${files[*]}"
-	disagreements "$build" "$syms" > "$diff"
+	[[ -s "$build/.read-symbols" ]] ||
+		die "loop ${build##*/}: no object of $build names the test file of $*"
 	[[ -s "$diff" ]] || return 0
 	info "loop ${build##*/}: pinning $(wc -l < "$diff") option(s) to the gate's value:" \
 		"$(cut -f1 "$diff" | head -5 | paste -sd' ')$( [[ $(wc -l < "$diff") -le 5 ]] || echo ' ...')"
